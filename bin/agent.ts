@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// The `agent` command line: parses, calls lib/, prints, and sets the exit code.
+import sade from 'sade';
+import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
+import { serve } from '../lib/service/serve.ts';
+import { SERVICE_VERSION } from '../lib/version.ts';
+
+const EXIT_RUNTIME = 1;
+const EXIT_USAGE = 2;
+
+function usageError(message: string): never {
+  process.stderr.write(`agent: ${message}\nRun \`agent --help\` for usage.\n`);
+  process.exit(EXIT_USAGE);
+}
+
+const prog = sade('agent').version(SERVICE_VERSION);
+
+prog
+  .command('serve')
+  .describe('Run the service: supervise the configured MCP backends and serve health endpoints.')
+  .option('--config', 'Configuration file (AGENT_CONFIG); default <config-dir>/mcp.json')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR); default ~/.config/agent')
+  .option('--host', 'Address to listen on (AGENT_HOST)', '127.0.0.1')
+  .option('--port', 'Port to listen on, 0 for any free port (AGENT_PORT)', 3050)
+  .option('--health-info-level', 'Health detail level: full, basic or minimal (AGENT_HEALTH_INFO_LEVEL)', 'minimal')
+  .option('--health-rate-limit', 'Health requests per client IP per window, 0 disables (AGENT_HEALTH_RATE_LIMIT)', 200)
+  .option('--health-rate-window', 'Health rate-limit window in seconds (AGENT_HEALTH_RATE_WINDOW)', 300)
+  .option('--health-rate-exempt', 'Comma-separated IPs/CIDRs exempt from the health rate limit (AGENT_HEALTH_RATE_EXEMPT)')
+  .option('--log-level', 'fatal, error, warn, info, debug or trace (AGENT_LOG_LEVEL)', 'info')
+  .option('--log-format', 'json or pretty (AGENT_LOG_FORMAT)', 'json')
+  .option('--reload', 'Watch the configuration for changes; --no-reload turns it off', true)
+  .action(async (flags: Record<string, unknown>) => {
+    // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
+    const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));
+    const explicit = Object.fromEntries(Object.entries(flags).filter(([k]) => given.has(k) || k === 'reload'));
+    let options;
+    try {
+      options = parseServeOptions(explicit, process.env);
+    } catch (error) {
+      if (error instanceof UsageError) usageError(error.message);
+      throw error;
+    }
+    let service;
+    try {
+      service = await serve(options);
+    } catch (error) {
+      process.stderr.write(`agent: could not start: ${(error as Error).message}\n`);
+      process.exit(EXIT_RUNTIME);
+    }
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) process.exit(EXIT_RUNTIME);
+      void service.shutdown(signal).then(() => process.exit(0));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+
+prog.parse(process.argv, {
+  unknown: (flag: string) => usageError(`Unknown option ${flag}`),
+});

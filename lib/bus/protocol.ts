@@ -1,0 +1,63 @@
+// Every message that crosses the thread boundary between the main thread and a backend worker.
+// Events flow worker → main on `parentPort`; requests flow main → worker over comlink (BackendApi).
+import type { MessagePort } from 'node:worker_threads';
+import type { BackendSpec } from '../config/types.ts';
+import type { LogLevel } from '../log/logger.ts';
+
+export const BUS_PROTOCOL_VERSION = 1 as const;
+
+/** Errors cross threads as plain data. */
+export type WireError = { name: string; code?: string; message: string };
+
+export type ToolSummary = { name: string; description?: string };
+export type Inventory = {
+  tools: ToolSummary[];
+  resources: { uri: string; name: string }[];
+  prompts: { name: string; description?: string }[];
+  resourceTemplates: { uriTemplate: string; name: string }[];
+};
+
+export type ExitInfo = { code: number | null; signal: string | null; at: number; pid: number | null };
+
+type Versioned<T> = T & { v: typeof BUS_PROTOCOL_VERSION };
+
+export type WorkerEvent = Versioned<
+  /** The worker has loaded everything and its API is exposed. */
+  | { type: 'ready' }
+  /** A child was spawned (stdio) or a transport opened (remote); MCP initialize is under way. */
+  | { type: 'connecting'; at: number; pid: number | null }
+  | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; instructions: string | null; inventory: Inventory }
+  | { type: 'inventory'; inventory: Inventory }
+  | { type: 'ping'; at: number; ok: boolean; error: WireError | null }
+  /** Connecting failed or the connection broke. `authRequired` marks an HTTP 401. */
+  | { type: 'failed'; at: number; error: WireError; authRequired: boolean }
+  | { type: 'exited'; at: number; exit: ExitInfo; error: WireError | null }
+  | { type: 'stopped'; at: number }
+  | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
+>;
+
+/** What the worker receives at start in `workerData`. */
+export type BackendWorkerData = {
+  spec: BackendSpec;
+  api: MessagePort;
+  log: { level: LogLevel; format: 'json' | 'pretty' };
+  /** Interval of the liveness ping, ms (30 s in production). */
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
+};
+
+export type StopOptions = { graceMs: number };
+
+/** Requests the main thread makes of a backend worker (over comlink). */
+export interface BackendApi {
+  start(): Promise<void>;
+  stop(options: StopOptions): Promise<void>;
+}
+
+export function toWireError(error: unknown): WireError {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message, ...(code !== undefined ? { code: String(code) } : {}) };
+  }
+  return { name: 'Error', message: String(error) };
+}

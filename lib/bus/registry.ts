@@ -1,0 +1,100 @@
+// Keeps the running backends in step with the configuration: start new ones, stop removed and
+// disabled ones, replace changed ones, and keep the last good one when an entry turns invalid.
+import { isDeepStrictEqual } from 'node:util';
+import type { LoadedConfig, ServerSlot } from '../config/types.ts';
+import { sanitize } from '../health/sanitize.ts';
+import { formatProblem } from '../config/errors.ts';
+import { BackendHandle, type HandleOptions } from './backend-handle.ts';
+import { newBackendState, type StateTable } from './state-table.ts';
+
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+
+export class BackendRegistry {
+  private readonly handles = new Map<string, BackendHandle>();
+
+  constructor(
+    private readonly table: StateTable,
+    private readonly options: HandleOptions & { stopGraceMs: number },
+  ) {}
+
+  /** Applies a loaded configuration; returns once removed and replaced backends have stopped. */
+  async apply(config: LoadedConfig): Promise<void> {
+    const log = this.options.log;
+    const seen = new Set<string>();
+    const stops: Promise<void>[] = [];
+    this.table.disabled.clear();
+    for (const slot of config.servers) {
+      seen.add(slot.name);
+      for (const warning of slot.warnings) log.warn(warning);
+      if (slot.disabled) {
+        this.table.disabled.add(slot.name);
+        stops.push(this.remove(slot.name));
+        continue;
+      }
+      if (!slot.spec) {
+        stops.push(this.applyInvalid(slot));
+        continue;
+      }
+      const current = this.handles.get(slot.name);
+      if (current && isDeepStrictEqual(current.spec, slot.spec)) {
+        current.state.tags = slot.spec.tags;
+        continue;
+      }
+      stops.push(this.replace(slot.name, new BackendHandle(slot.spec, this.options)));
+    }
+    for (const name of [...this.handles.keys(), ...this.table.backends.keys()]) {
+      if (!seen.has(name)) stops.push(this.remove(name));
+    }
+    this.table.configuration = {
+      loaded: true,
+      serverCount: config.servers.length,
+      enabledCount: config.servers.filter((s) => !s.disabled).length,
+      disabledCount: config.servers.filter((s) => s.disabled).length,
+      authEnabled: false,
+      transport: 'http',
+    };
+    await Promise.all(stops);
+  }
+
+  // An invalid entry is not started; a server already running from a good entry keeps running.
+  private async applyInvalid(slot: ServerSlot): Promise<void> {
+    const problems = (slot.problems ?? []).map(formatProblem);
+    const running = this.handles.get(slot.name);
+    if (running) {
+      this.options.log.error({ backend: slot.name, problems }, 'invalid server entry ignored: the last good configuration keeps running');
+      return;
+    }
+    this.options.log.error({ backend: slot.name, problems }, 'invalid server entry: not started');
+    const state = newBackendState(slot.name, slot.tags, null);
+    state.phase = 'invalid';
+    state.firstConnect = false;
+    state.lastError = sanitize(`invalid configuration: ${problems.join('; ')}`);
+    this.table.backends.set(slot.name, state);
+  }
+
+  private async replace(name: string, next: BackendHandle): Promise<void> {
+    const previous = this.handles.get(name);
+    this.handles.set(name, next);
+    this.table.backends.set(name, next.state);
+    if (previous) await previous.stop(this.options.stopGraceMs);
+    next.start();
+  }
+
+  private async remove(name: string): Promise<void> {
+    const handle = this.handles.get(name);
+    this.handles.delete(name);
+    this.table.backends.delete(name);
+    await handle?.stop(this.options.stopGraceMs);
+  }
+
+  /** Stops every backend in parallel (shutdown). */
+  async stopAll(): Promise<void> {
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.stop(this.options.stopGraceMs)));
+  }
+
+  handle(name: string): BackendHandle | undefined {
+    return this.handles.get(name);
+  }
+}

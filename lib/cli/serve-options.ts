@@ -1,0 +1,79 @@
+// Parses `agent serve` options (flags beat AGENT_* variables) into validated settings. Pure.
+import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../health/levels.ts';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.ts';
+import { parseExemptList } from '../health/rate-limit.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type ServeOptions = {
+  config: string | undefined;
+  configDir: string | undefined;
+  host: string;
+  port: number;
+  healthInfoLevel: HealthLevel;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+  healthRateLimit: number;
+  healthRateWindow: number;
+  healthRateExempt: string[];
+  reload: boolean;
+};
+
+type Raw = Record<string, unknown>;
+
+function pick(flags: Raw, env: Record<string, string | undefined>, flag: string, variable: string): { value: unknown; from: string } | undefined {
+  if (flags[flag] !== undefined && flags[flag] !== '') return { value: flags[flag], from: `--${flag}` };
+  const fromEnv = env[variable];
+  if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: variable };
+  return undefined;
+}
+
+function oneOf<T extends string>(found: { value: unknown; from: string } | undefined, allowed: readonly T[], fallback: T): T {
+  if (!found) return fallback;
+  const value = String(found.value);
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`Expected ${found.from} to be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
+function integer(found: { value: unknown; from: string } | undefined, fallback: number, min: number, max: number): number {
+  if (!found) return fallback;
+  const text = String(found.value);
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`Expected ${found.from} to be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+function text(found: { value: unknown; from: string } | undefined): string | undefined {
+  if (!found) return undefined;
+  if (typeof found.value !== 'string') throw new UsageError(`Expected ${found.from} to be given once with a value, got ${JSON.stringify(found.value)}`);
+  return found.value;
+}
+
+export function parseServeOptions(flags: Raw, env: Record<string, string | undefined>): ServeOptions {
+  const level = pick(flags, env, 'health-info-level', 'AGENT_HEALTH_INFO_LEVEL');
+  const exemptText = text(pick(flags, env, 'health-rate-exempt', 'AGENT_HEALTH_RATE_EXEMPT'));
+  const healthRateExempt = exemptText ? exemptText.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  try {
+    parseExemptList(healthRateExempt);
+  } catch (error) {
+    throw new UsageError(`Expected --health-rate-exempt to be a comma-separated list of IP addresses or CIDRs: ${(error as Error).message}`);
+  }
+  const options: ServeOptions = {
+    config: text(pick(flags, env, 'config', 'AGENT_CONFIG')),
+    configDir: text(pick(flags, env, 'config-dir', 'AGENT_CONFIG_DIR')),
+    host: text(pick(flags, env, 'host', 'AGENT_HOST')) ?? '127.0.0.1',
+    port: integer(pick(flags, env, 'port', 'AGENT_PORT'), 3050, 0, 65535),
+    healthInfoLevel: oneOf(level, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL),
+    logLevel: oneOf(pick(flags, env, 'log-level', 'AGENT_LOG_LEVEL'), LOG_LEVELS, 'info'),
+    logFormat: oneOf(pick(flags, env, 'log-format', 'AGENT_LOG_FORMAT'), LOG_FORMATS, 'json'),
+    healthRateLimit: integer(pick(flags, env, 'health-rate-limit', 'AGENT_HEALTH_RATE_LIMIT'), 200, 0, 1_000_000_000),
+    healthRateWindow: integer(pick(flags, env, 'health-rate-window', 'AGENT_HEALTH_RATE_WINDOW'), 300, 1, 86_400),
+    healthRateExempt,
+    reload: flags.reload !== false,
+  };
+  return options;
+}

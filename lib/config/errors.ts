@@ -1,0 +1,106 @@
+import type { z } from 'zod';
+import { sanitize } from '../health/sanitize.ts';
+
+// One problem found in a configuration file, worded for a person: where, expected, found.
+export type ConfigProblem = {
+  file: string;
+  /** JSON path such as `mcpServers.github.args[1]`; '' for the whole document. */
+  path: string;
+  expected: string;
+  found: string;
+  /** Line and column (1-based) when known, for syntax errors. */
+  line?: number;
+  column?: number;
+};
+
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.line !== undefined ? `${p.file}:${p.line}:${p.column ?? 1}` : p.file;
+  const at = p.path ? ` at ${p.path}` : '';
+  return `${where}${at}: expected ${p.expected}, found ${p.found}`;
+}
+
+export function jsonPath(segments: readonly PropertyKey[]): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else {
+      const key = String(s);
+      out += /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(key) ? (out ? `.${key}` : key) : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return out;
+}
+
+// Describes a found value without echoing long or secret-looking strings.
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  switch (typeof value) {
+    case 'string': {
+      if (value === '') return 'an empty string';
+      if (value.trim() === '') return 'a blank string';
+      const shown = sanitize(value);
+      return shown.length > 40 ? `a string of ${value.length} characters` : `the string ${JSON.stringify(shown)}`;
+    }
+    case 'number':
+      return `the number ${value}`;
+    case 'boolean':
+      return `${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+};
+
+function expectedOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return TYPE_WORDS[issue.expected] ?? issue.expected;
+    case 'invalid_value':
+      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_union': {
+      const options = issue.errors.map((branch) => (branch[0] ? expectedOf(branch[0]) : 'another shape'));
+      return [...new Set(options)].join(' or ');
+    }
+    case 'invalid_key':
+      return issue.issues[0] ? expectedOf(issue.issues[0]) : 'a valid key';
+    case 'invalid_element':
+      return issue.issues[0] ? expectedOf(issue.issues[0]) : 'a valid element';
+    case 'too_small':
+    case 'too_big':
+    case 'invalid_format':
+    case 'custom':
+      if (!/^(Too |Invalid )/.test(issue.message)) return issue.message;
+      if (issue.code === 'too_small' && typeof issue.minimum === 'number')
+        return issue.inclusive ? `a value of at least ${issue.minimum}` : `a value greater than ${issue.minimum}`;
+      if (issue.code === 'too_big' && typeof issue.maximum === 'number') return `a value of at most ${issue.maximum}`;
+      return issue.message;
+    default:
+      return issue.message;
+  }
+}
+
+// Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
+export function problemsFromZod(file: string, prefix: readonly PropertyKey[], error: z.ZodError): ConfigProblem[] {
+  return error.issues.map((issue) => {
+    const input = 'input' in issue ? issue.input : undefined;
+    return {
+      file,
+      path: jsonPath([...prefix, ...issue.path]),
+      expected: expectedOf(issue),
+      found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input),
+    };
+  });
+}

@@ -1,0 +1,66 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import dotenv from 'dotenv';
+import type { ConfigProblem } from './errors.ts';
+import type { EnvSources } from './env.ts';
+import { normalizeConfig } from './normalize.ts';
+import { parseJsonStrict } from './parse-json.ts';
+import type { ConfigLocation } from './paths.ts';
+import type { LoadedConfig } from './types.ts';
+
+export const EMPTY_CONFIG_TEXT = '{\n  "mcpServers": {}\n}\n';
+
+export type LoadOutcome =
+  | { ok: true; config: LoadedConfig }
+  | { ok: false; problems: ConfigProblem[] };
+
+// Creates the directory and an empty valid mcp.json when the file does not exist (decisions §2).
+export async function ensureConfigFile(location: ConfigLocation): Promise<boolean> {
+  try {
+    await fs.access(location.file);
+    return false;
+  } catch {
+    await fs.mkdir(path.dirname(location.file), { recursive: true });
+    try {
+      await fs.writeFile(location.file, EMPTY_CONFIG_TEXT, { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  }
+}
+
+function readFailure(file: string, error: unknown): ConfigProblem {
+  const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+  const what = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory' : code;
+  return { file, path: '', expected: 'a readable file', found: what };
+}
+
+// The Runtime Scope `.env` beside the effective mcp.json; a missing file is an empty scope.
+export async function readRuntimeScope(configFile: string): Promise<{ ok: true; values: Record<string, string> } | { ok: false; problem: ConfigProblem }> {
+  const file = path.join(path.dirname(configFile), '.env');
+  try {
+    return { ok: true, values: dotenv.parse(await fs.readFile(file)) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, values: {} };
+    return { ok: false, problem: readFailure(file, error) };
+  }
+}
+
+// Reads, parses and validates (a missing file is unreadable here; only startup creates it) the configuration. Never throws for bad input: problems name the file.
+export async function loadConfig(location: ConfigLocation, parentEnv: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): Promise<LoadOutcome> {
+  let text: string;
+  try {
+    text = await fs.readFile(location.file, 'utf8');
+  } catch (error) {
+    return { ok: false, problems: [readFailure(location.file, error)] };
+  }
+  const parsed = parseJsonStrict(text, location.file);
+  if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
+  const scope = await readRuntimeScope(location.file);
+  if (!scope.ok) return { ok: false, problems: [scope.problem] };
+  const sources: EnvSources = { parent: parentEnv, runtimeScope: scope.values, platform };
+  const result = normalizeConfig(parsed.value, location.file, location.dir, sources);
+  return result;
+}

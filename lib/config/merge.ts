@@ -1,0 +1,59 @@
+import type { ServerDefaults, ServerEntry } from './schema.ts';
+
+type EnvForm = NonNullable<ServerEntry['env']>;
+
+const INHERITED_WHEN_MISSING = [
+  'timeout',
+  'connectionTimeout',
+  'requestTimeout',
+  'inheritParentEnv',
+  'restartOnExit',
+  'maxRestarts',
+  'restartDelay',
+] as const;
+const STDIO_ONLY = new Set<string>(['inheritParentEnv', 'envFilter', 'restartOnExit', 'maxRestarts', 'restartDelay', 'env']);
+
+// Rules 1 and 2 of serverDefaults merging, plus decisions §10 for mixed forms (the server's value replaces).
+function mergeEnv(defaults: EnvForm | undefined, server: EnvForm | undefined): EnvForm | undefined {
+  if (defaults === undefined) return server;
+  if (server === undefined) return defaults;
+  if (!Array.isArray(defaults) && !Array.isArray(server)) return { ...defaults, ...server };
+  return server;
+}
+
+/** The keys of an entry whose value came from serverDefaults (for `mcp status --verbose`). */
+export type MergeResult = { entry: ServerEntry; inherited: string[] };
+
+// serverDefaults merge rules 1-7 of the spec; `isStdio` is the entry's inferred transport.
+export function mergeServerDefaults(defaults: ServerDefaults | undefined, server: ServerEntry, isStdio: boolean): MergeResult {
+  if (!defaults) return { entry: server, inherited: [] };
+  const entry: ServerEntry = { ...server };
+  const inherited: string[] = [];
+  const applies = (key: string) => isStdio || !STDIO_ONLY.has(key);
+
+  if (applies('env')) {
+    const env = mergeEnv(defaults.env, server.env);
+    if (env !== server.env) {
+      entry.env = env;
+      inherited.push('env');
+    }
+  }
+  if (applies('envFilter') && defaults.envFilter?.length) {
+    entry.envFilter = [...new Set([...defaults.envFilter, ...(server.envFilter ?? [])])];
+    inherited.push('envFilter');
+  }
+  if (!isStdio && server.headers === undefined && defaults.headers !== undefined) {
+    entry.headers = defaults.headers;
+    inherited.push('headers');
+  }
+  if (server.oauth === undefined && defaults.oauth !== undefined) {
+    entry.oauth = defaults.oauth;
+    inherited.push('oauth');
+  }
+  for (const key of INHERITED_WHEN_MISSING) {
+    if (!applies(key) || server[key] !== undefined || defaults[key] === undefined) continue;
+    (entry as Record<string, unknown>)[key] = defaults[key];
+    inherited.push(key);
+  }
+  return { entry, inherited };
+}

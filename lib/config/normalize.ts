@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { type ConfigProblem, describeValue, jsonPath, problemsFromZod } from './errors.ts';
+import { buildChildEnv, type EnvSources, substitute, UndefinedVariableError } from './env.ts';
+import { mergeServerDefaults } from './merge.ts';
+import {
+  KNOWN_SERVER_KEYS,
+  KNOWN_TOP_LEVEL_KEYS,
+  SERVER_NAME_PATTERN,
+  type ServerDefaults,
+  serverDefaultsSchema,
+  type ServerEntry,
+  serverEntrySchema,
+} from './schema.ts';
+import type { BackendSpec, LoadedConfig, ServerSlot } from './types.ts';
+
+export const DEFAULT_CONNECTION_TIMEOUT = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export const DEFAULT_MAX_RESTARTS = 5;
+export const DEFAULT_RESTART_DELAY = 1_000;
+
+export type NormalizeResult = { ok: true; config: LoadedConfig } | { ok: false; problems: ConfigProblem[] };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// Turns the parsed JSON of mcp.json into validated server slots. Only document-level problems
+// fail the whole file; a bad server entry becomes an invalid slot and the others stay valid.
+export function normalizeConfig(raw: unknown, file: string, dir: string, sources: EnvSources): NormalizeResult {
+  if (!isPlainObject(raw)) return { ok: false, problems: [{ file, path: '', expected: 'a JSON object', found: describeValue(raw) }] };
+  const warnings: string[] = [];
+  const unknownTop = Object.keys(raw).filter((k) => !KNOWN_TOP_LEVEL_KEYS.has(k));
+  if (unknownTop.length) warnings.push(`${file}: unknown top-level keys ignored: ${unknownTop.join(', ')}`);
+
+  const problems: ConfigProblem[] = [];
+  for (const key of ['mcpServers', 'mcpTemplates', 'templateSettings'] as const) {
+    if (raw[key] !== undefined && !isPlainObject(raw[key])) problems.push({ file, path: key, expected: 'an object', found: describeValue(raw[key]) });
+  }
+  let defaults: ServerDefaults | undefined;
+  if (raw.serverDefaults !== undefined) {
+    const parsed = serverDefaultsSchema.safeParse(raw.serverDefaults, { reportInput: true });
+    if (parsed.success) defaults = parsed.data;
+    else problems.push(...problemsFromZod(file, ['serverDefaults'], parsed.error));
+  }
+  if (problems.length) return { ok: false, problems };
+
+  const templates = (raw.mcpTemplates ?? {}) as Record<string, unknown>;
+  if (Object.keys(templates).length || raw.templateSettings !== undefined) {
+    warnings.push(`${file}: mcpTemplates and templateSettings are validated but not served by this version`);
+  }
+  if (defaults?.oauth !== undefined) warnings.push(`${file}: serverDefaults.oauth is ignored by this version`);
+
+  const servers: ServerSlot[] = [];
+  for (const [name, value] of Object.entries((raw.mcpServers ?? {}) as Record<string, unknown>)) {
+    if (name in templates) {
+      warnings.push(`${file}: mcpServers.${name} is not served: mcpTemplates.${name} is authoritative for that name`);
+      continue;
+    }
+    servers.push(normalizeServer(name, value, defaults, file, sources));
+  }
+  return { ok: true, config: { file, dir, servers, warnings } };
+}
+
+function invalid(name: string, tags: string[], disabled: boolean, problems: ConfigProblem[]): ServerSlot {
+  return { name, tags, disabled, problems, warnings: [] };
+}
+
+export function normalizeServer(name: string, value: unknown, defaults: ServerDefaults | undefined, file: string, sources: EnvSources): ServerSlot {
+  const at = ['mcpServers', name];
+  const where = jsonPath(at);
+  const looseTags = isPlainObject(value) && Array.isArray(value.tags) ? value.tags.filter((t): t is string => typeof t === 'string') : [];
+  const looseDisabled = isPlainObject(value) && value.disabled === true;
+
+  if (!SERVER_NAME_PATTERN.test(name) || name.includes('_agent_')) {
+    return invalid(name, looseTags, looseDisabled, [
+      { file, path: where, expected: 'a server name of letters, digits, `_` and `-` that does not contain `_agent_`', found: `the name ${JSON.stringify(name)}` },
+    ]);
+  }
+  const parsed = serverEntrySchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) return invalid(name, looseTags, looseDisabled, problemsFromZod(file, at, parsed.error));
+  const entry: ServerEntry = parsed.data;
+  const tags = entry.tags ?? [];
+  const warnings: string[] = [];
+  const unknownKeys = Object.keys(value as object).filter((k) => !KNOWN_SERVER_KEYS.has(k));
+  if (unknownKeys.length) warnings.push(`${file}: ${where}: unknown keys ignored: ${unknownKeys.join(', ')}`);
+
+  let disabled = false;
+  if (typeof entry.disabled === 'string') {
+    const literal = entry.disabled.trim().toLowerCase();
+    if (literal !== 'true' && literal !== 'false') {
+      return invalid(name, tags, false, [
+        { file, path: `${where}.disabled`, expected: 'true or false (template strings are rendered only in mcpTemplates)', found: describeValue(entry.disabled) },
+      ]);
+    }
+    disabled = literal === 'true';
+  } else disabled = entry.disabled === true;
+
+  const type = entry.type ?? (entry.command !== undefined && entry.url !== undefined ? undefined : entry.command !== undefined ? 'stdio' : entry.url !== undefined ? 'http' : undefined);
+  if (type === undefined) {
+    const ambiguous = entry.command !== undefined;
+    return invalid(name, tags, disabled, [
+      {
+        file,
+        path: ambiguous ? `${where}.type` : where,
+        expected: ambiguous ? 'a `type` when both `command` and `url` are given' : '`command` (stdio server) or `url` (http, sse, streamableHttp server)',
+        found: ambiguous ? 'both `command` and `url` and no `type`' : 'neither',
+      },
+    ]);
+  }
+  const { entry: merged } = mergeServerDefaults(defaults, entry, type === 'stdio');
+  if (merged.timeout !== undefined && entry.timeout !== undefined) {
+    warnings.push(`${file}: ${where}.timeout is deprecated: use connectionTimeout and requestTimeout`);
+  }
+  if (entry.oauth !== undefined) warnings.push(`${file}: ${where}.oauth is ignored by this version`);
+
+  try {
+    const spec = buildSpec(name, type, merged, tags, where, sources);
+    if (spec.problem) return invalid(name, tags, disabled, [{ file, ...spec.problem }]);
+    return { name, tags, disabled, spec: spec.spec, warnings };
+  } catch (error) {
+    if (!(error instanceof UndefinedVariableError)) throw error;
+    return invalid(name, tags, disabled, [
+      { file, path: error.field, expected: `the variable \`${error.variable}\` to be defined in the environment or the Runtime Scope .env`, found: 'it undefined' },
+    ]);
+  }
+}
+
+type SpecOutcome = { spec: BackendSpec; problem?: undefined } | { spec?: undefined; problem: Omit<ConfigProblem, 'file'> };
+
+function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: ServerEntry, tags: string[], where: string, sources: EnvSources): SpecOutcome {
+  const common = {
+    name,
+    tags,
+    connectionTimeout: e.connectionTimeout ?? e.timeout ?? DEFAULT_CONNECTION_TIMEOUT,
+    requestTimeout: e.requestTimeout ?? e.timeout ?? DEFAULT_REQUEST_TIMEOUT,
+    protocolVersion: e.protocolVersion ?? 'auto',
+    disabledTools: e.disabledTools ?? [],
+    toolDescriptionOverrides: e.toolDescriptionOverrides ?? {},
+  } as const;
+  if (type === 'stdio') {
+    if (e.command === undefined) return { problem: { path: `${where}.command`, expected: 'a command for a stdio server', found: 'nothing' } };
+    return {
+      spec: {
+        ...common,
+        type,
+        command: substitute(e.command, `${where}.command`, sources),
+        args: (e.args ?? []).map((a, i) => substitute(a, `${where}.args[${i}]`, sources)),
+        cwd: e.cwd === undefined ? undefined : substitute(e.cwd, `${where}.cwd`, sources),
+        env: buildChildEnv({ env: e.env, inheritParentEnv: e.inheritParentEnv ?? false, envFilter: e.envFilter ?? [] }, sources, where),
+        stderr: e.stderr === 'overlapped' || e.stderr === undefined ? 'pipe' : e.stderr,
+        supervision: {
+          restartOnExit: e.restartOnExit ?? false,
+          maxRestarts: e.maxRestarts ?? DEFAULT_MAX_RESTARTS,
+          restartDelay: e.restartDelay ?? DEFAULT_RESTART_DELAY,
+        },
+      },
+    };
+  }
+  if (e.url === undefined) return { problem: { path: `${where}.url`, expected: `a url for a ${type} server`, found: 'nothing' } };
+  const url = substitute(e.url, `${where}.url`, sources);
+  if (!z.url({ protocol: /^https?$/ }).safeParse(url).success) {
+    return { problem: { path: `${where}.url`, expected: 'an absolute http:// or https:// URL', found: describeValue(url) } };
+  }
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(e.headers ?? {})) headers[key] = substitute(value, `${where}.headers.${key}`, sources);
+  return { spec: { ...common, type, url, headers } };
+}

@@ -1,0 +1,26 @@
+import { type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import type { ConfigProblem } from './errors.ts';
+
+// Strict JSON parse that reports the first syntax error with line and column.
+export function parseJsonStrict(text: string, file: string): { ok: true; value: unknown } | { ok: false; problem: ConfigProblem } {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return { ok: true, value };
+  const { line, column } = lineAndColumn(text, first.offset);
+  const reason = printParseErrorCode(first.error);
+  const found = first.offset >= text.length ? 'the end of the file' : `${JSON.stringify(text.slice(first.offset, first.offset + Math.max(1, Math.min(first.length, 20))))}`;
+  return { ok: false, problem: { file, path: '', line, column, expected: `valid JSON (${reason})`, found } };
+}
+
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}

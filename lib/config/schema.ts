@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+// Schemas for the raw JSON of mcp.json. Semantics (type inference, defaults, merge) live in normalize.ts.
+
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+export const TAG_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+
+const milliseconds = z.number().int().positive().max(2_147_483_647);
+const envForm = z.union([
+  z.record(z.string(), z.string()),
+  z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/s, 'a `KEY=value` or bare `KEY` entry')),
+]);
+
+export const serverDefaultsSchema = z.object({
+  env: envForm.optional(),
+  timeout: milliseconds.optional(),
+  connectionTimeout: milliseconds.optional(),
+  requestTimeout: milliseconds.optional(),
+  oauth: z.record(z.string(), z.unknown()).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  inheritParentEnv: z.boolean().optional(),
+  envFilter: z.array(z.string().min(1)).optional(),
+  restartOnExit: z.boolean().optional(),
+  maxRestarts: z.number().int().nonnegative().optional(),
+  restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
+});
+
+export const serverEntrySchema = z.object({
+  type: z.enum(['stdio', 'http', 'sse', 'streamableHttp']).optional(),
+  tags: z.array(z.string().regex(TAG_PATTERN, 'a tag of letters, digits and _ . : -')).optional(),
+  connectionTimeout: milliseconds.optional(),
+  requestTimeout: milliseconds.optional(),
+  timeout: milliseconds.optional(),
+  protocolVersion: z.enum(['legacy', '2026-07-28', 'auto']).optional(),
+  disabled: z.union([z.boolean(), z.string()]).optional(),
+  disabledTools: z.array(z.string().trim().min(1, 'a non-empty tool name')).optional(),
+  toolDescriptionOverrides: z
+    .record(z.string().trim().min(1, 'a non-empty tool name'), z.string().trim().min(1, 'a non-blank description'))
+    .optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  oauth: z.record(z.string(), z.unknown()).optional(),
+  url: z.string().min(1).optional(),
+  command: z.string().trim().min(1, 'a non-empty command').optional(),
+  args: z.array(z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+  env: envForm.optional(),
+  inheritParentEnv: z.boolean().optional(),
+  envFilter: z.array(z.string().min(1)).optional(),
+  stderr: z.union([z.enum(['pipe', 'overlapped', 'inherit', 'ignore']), z.number().int().nonnegative()]).optional(),
+  restartOnExit: z.boolean().optional(),
+  maxRestarts: z.number().int().nonnegative().optional(),
+  restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
+});
+
+export type ServerDefaults = z.infer<typeof serverDefaultsSchema>;
+export type ServerEntry = z.infer<typeof serverEntrySchema>;
+
+export const KNOWN_SERVER_KEYS = new Set(Object.keys(serverEntrySchema.shape));
+export const KNOWN_TOP_LEVEL_KEYS = new Set(['$schema', 'serverDefaults', 'mcpServers', 'mcpTemplates', 'templateSettings']);

@@ -1,0 +1,63 @@
+import type { ConfigProblem } from './errors.ts';
+
+export type ProtocolMode = 'legacy' | '2026-07-28' | 'auto';
+export type StderrTarget = 'pipe' | 'inherit' | 'ignore' | number;
+export type RemoteType = 'http' | 'sse' | 'streamableHttp';
+
+type CommonSpec = {
+  name: string;
+  tags: string[];
+  connectionTimeout: number;
+  requestTimeout: number;
+  protocolVersion: ProtocolMode;
+  disabledTools: string[];
+  toolDescriptionOverrides: Record<string, string>;
+};
+
+export type SupervisionPolicy = {
+  restartOnExit: boolean;
+  /** 0 = unlimited. */
+  maxRestarts: number;
+  restartDelay: number;
+};
+
+export type StdioSpec = CommonSpec & {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  cwd: string | undefined;
+  /** The child's complete environment (decisions §10), already resolved. */
+  env: Record<string, string>;
+  stderr: StderrTarget;
+  supervision: SupervisionPolicy;
+};
+
+export type RemoteSpec = CommonSpec & {
+  type: RemoteType;
+  url: string;
+  headers: Record<string, string>;
+};
+
+/** Everything a backend worker needs to run one backend. Plain data: it crosses threads. */
+export type BackendSpec = StdioSpec | RemoteSpec;
+
+/** One entry of `mcpServers` after validation. */
+export type ServerSlot = {
+  name: string;
+  disabled: boolean;
+  tags: string[];
+  /** Present when the entry is valid. */
+  spec?: BackendSpec;
+  /** Present when the entry is invalid: why it is not started. */
+  problems?: ConfigProblem[];
+  /** Non-fatal notes, e.g. the deprecated `timeout`. */
+  warnings: string[];
+};
+
+export type LoadedConfig = {
+  file: string;
+  dir: string;
+  servers: ServerSlot[];
+  /** Document-level warnings (keys served by a later version, shadowed entries). */
+  warnings: string[];
+};

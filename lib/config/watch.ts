@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { watch } from 'chokidar';
+
+export const RELOAD_DEBOUNCE_MS = 250;
+
+// Watches the configuration file's directory (not the file: see stack.md on atomic renames) and
+// calls `onChange` once per burst of events touching mcp.json or its `.env`.
+export function watchConfig(file: string, onChange: () => void, debounceMs = RELOAD_DEBOUNCE_MS): { close(): Promise<void> } {
+  const dir = path.dirname(file);
+  const names = new Set([path.basename(file), '.env']);
+  let timer: NodeJS.Timeout | null = null;
+  const watcher = watch(dir, {
+    depth: 0,
+    ignoreInitial: true,
+    // Editors and ConfigMaps replace files by rename or symlink swap; a short stability window avoids half-written reads.
+    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 20 },
+    ignored: (p: string) => p !== dir && !names.has(path.basename(p)) && !path.basename(p).startsWith('..'),
+  });
+  watcher.on('all', () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      onChange();
+    }, debounceMs);
+  });
+  return {
+    async close() {
+      if (timer) clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}

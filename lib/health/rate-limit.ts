@@ -1,0 +1,77 @@
+// The health-route quota of decisions §5: one bucket per client IP (IPv6 per /56), shared by
+// every health route, with trusted probe sources exempt.
+import net from 'node:net';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+export type RateLimitOptions = { limit: number; windowSeconds: number; exempt: string[] };
+
+export type RateDecision =
+  | { kind: 'unlimited' }
+  | { kind: 'allowed'; headers: Record<string, string> }
+  | { kind: 'limited'; headers: Record<string, string>; retryAfterSeconds: number };
+
+export class InvalidCidrError extends Error {}
+
+// Parses `10.0.0.0/8,::1,fd00::/8` into a BlockList; a bare address is a single host.
+export function parseExemptList(entries: string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const raw of entries) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    const [address = '', prefixText] = entry.split('/');
+    const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
+    const max = family === 'ipv4' ? 32 : 128;
+    const prefix = prefixText === undefined ? max : Number(prefixText);
+    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+      throw new InvalidCidrError(`expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got ${JSON.stringify(entry)}`);
+    }
+    list.addSubnet(address, prefix, family);
+  }
+  return list;
+}
+
+// IPv4-mapped IPv6 counts as IPv4; other IPv6 addresses are keyed by their first 56 bits.
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (!net.isIPv6(address)) return address;
+  const groups = expandIPv6(address);
+  // 56 bits = three full 16-bit groups and the high byte of the fourth.
+  return `${groups.slice(0, 3).join(':')}:${(parseInt(groups[3] ?? '0', 16) & 0xff00).toString(16)}::/56`;
+}
+
+function expandIPv6(address: string): string[] {
+  const [head = '', tail] = address.split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const fill = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
+  return [...left, ...fill, ...right].map((g) => g.toLowerCase());
+}
+
+export function createHealthRateLimiter(options: RateLimitOptions) {
+  const exempt = parseExemptList(options.exempt);
+  if (options.limit === 0) return { check: async (): Promise<RateDecision> => ({ kind: 'unlimited' }) };
+  const limiter = new RateLimiterMemory({ points: options.limit, duration: options.windowSeconds });
+  const policy = `${options.limit};w=${options.windowSeconds}`;
+  const headersOf = (res: RateLimiterRes) => ({
+    'RateLimit-Policy': policy,
+    'RateLimit-Limit': String(options.limit),
+    'RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
+    'RateLimit-Reset': String(Math.ceil(res.msBeforeNext / 1000)),
+  });
+  return {
+    async check(address: string | undefined): Promise<RateDecision> {
+      const ip = address ?? 'unknown';
+      const plain = ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
+      if (net.isIP(plain) && exempt.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6')) return { kind: 'unlimited' };
+      try {
+        return { kind: 'allowed', headers: headersOf(await limiter.consume(clientKey(plain))) };
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+        return { kind: 'limited', headers: headersOf(rejection), retryAfterSeconds };
+      }
+    },
+  };
+}
+export type HealthRateLimiter = ReturnType<typeof createHealthRateLimiter>;

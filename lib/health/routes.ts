@@ -1,0 +1,79 @@
+// The probe path: request → rate limit → state table → JSON. Nothing here waits on a worker
+// and nothing logs per request (decisions §1, §3).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StateTable } from '../bus/state-table.ts';
+import type { HealthLevel } from './levels.ts';
+import type { HealthRateLimiter } from './rate-limit.ts';
+import { buildHealthReport, buildLivenessReport, buildReadinessReport, type HealthReport, type ProcessFacts } from './report.ts';
+import { sanitize } from './sanitize.ts';
+
+export type HealthRouteDeps = {
+  table: StateTable;
+  level: HealthLevel;
+  limiter: HealthRateLimiter;
+  now: () => number;
+  facts: () => ProcessFacts;
+  /** Injectable for the 500 path; defaults to buildHealthReport. */
+  buildReport?: typeof buildHealthReport;
+};
+
+const BASE_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, no-store, must-revalidate' };
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...BASE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+type Producer = (extraHeaders: Record<string, string>) => { status: number; body: unknown; headers?: Record<string, string> };
+
+export function createHealthHandlers(deps: HealthRouteDeps) {
+  const buildReport = deps.buildReport ?? buildHealthReport;
+
+  // Every health route shares the quota; over quota the route's own work is skipped entirely.
+  const limited = (produce: Producer): Handler => (req, res) => {
+    deps.limiter.check(req.socket.remoteAddress).then(
+      (decision) => {
+        if (decision.kind === 'limited') {
+          const body = { status: 'rate_limited', error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
+          return send(res, 429, body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
+        }
+        const rateHeaders = decision.kind === 'allowed' ? decision.headers : {};
+        const { status, body, headers } = produce(rateHeaders);
+        send(res, status, body, { ...rateHeaders, ...headers });
+      },
+      () => send(res, 500, { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: 'rate_limiter_failed', message: 'The health rate limiter failed' }, {}),
+    );
+  };
+
+  const health = limited(() => {
+    const now = deps.now();
+    const facts = deps.facts();
+    let report: HealthReport;
+    try {
+      report = buildReport(deps.table, deps.level, now, facts);
+    } catch (error) {
+      const message = deps.level === 'minimal' ? 'The health report could not be built' : sanitize(error) || 'The health report could not be built';
+      return {
+        status: 500,
+        body: { status: 'unhealthy', timestamp: new Date(now).toISOString(), error: 'health_check_failed', message },
+        headers: { 'X-Health-Status': 'unhealthy', 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
+      };
+    }
+    return {
+      status: report.httpStatus,
+      body: report.body,
+      headers: { 'X-Health-Status': report.status, 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
+    };
+  });
+
+  const live = limited(() => ({ status: 200, body: buildLivenessReport(deps.now()) }));
+
+  const ready = limited(() => {
+    const report = buildReadinessReport(deps.table, deps.level, deps.now());
+    return { status: report.httpStatus, body: report.body };
+  });
+
+  return { health, live, ready };
+}

@@ -1,0 +1,133 @@
+/**
+ * Redacts secrets, URLs, paths and addresses from error text before it leaves
+ * the process (health output, CLI output, logs). Pure, synchronous, and linear
+ * in its input: every pattern below avoids ambiguous nested quantifiers.
+ */
+
+export const MAX_SANITIZED_LENGTH = 200;
+
+/** Raw characters looked at before control stripping (1 MB inputs are cut here). */
+const MAX_RAW_LENGTH = 64 * 1024;
+/** Characters the redaction patterns run on; everything later is cut anyway. */
+const MAX_WORK_LENGTH = 4 * 1024;
+
+const CSI = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]/g;
+// OSC (title, hyperlink); an unterminated one swallows the rest, as a terminal would.
+const OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
+const LINE_BREAKS = /[\t\n\v\f\r]/g;
+// Remaining C0 controls (incl. bare ESC and NUL), DEL, C1 controls, and bidi overrides (text spoofing).
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const SCHEME = String.raw`[a-z][\w+.-]{0,31}:\/\/`;
+const URL_CREDENTIALS = new RegExp(String.raw`\b(${SCHEME})[^\s\/?#@]{1,256}@`, 'gi');
+// `user:pass@host` without a scheme (e.g. a DSN fragment); lookbehind anchors it to the start of a run.
+const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\[])/g;
+// The key may be part of a longer one (GITHUB_TOKEN, x-api-key, client_secret, access_token).
+// An unquoted value may start with an auth scheme word (`Authorization: Bearer abc`).
+const KEY_VALUE =
+  /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
+const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
+const TOKENS =
+  /\b(?:sk-[\w-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|eyJ[\w-]{8,}(?:\.[\w-]*){0,2})/g;
+// Trailing sentence punctuation is not part of the URL.
+const URLS = new RegExp(String.raw`\b${SCHEME}(?:[^\s"'<>()]*[^\s"'<>().,;:!?])?`, 'gi');
+const SEGMENT = String.raw`\/[\w.@+%~-]+`;
+// Not preceded by a path/word char, so `a/b` and `./x/y` stay; `:line:col` suffixes survive.
+const POSIX_PATH = new RegExp(String.raw`(?<![\w.~\/\\-])(?:~[\w.-]*(?:${SEGMENT})+|(?:${SEGMENT}){2,})\/?`, 'g');
+const WINDOWS_PATH = /(?<![\w\\])(?:[A-Za-z]:[\\/]|\\\\[^\s"'<>|?*\\]+\\)[^\s"'<>|?*:]*/g;
+const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\w|\.\d)/g;
+// Candidate runs of hex digits, colons and dots that contain a colon; validated in code.
+const IPV6 = /(?<![\w:.])(?=[0-9a-f.]*:)[0-9a-f:.]{2,45}(?![\w:])/gi;
+
+export function sanitize(text: unknown): string {
+  let s = toText(text);
+  let truncated = s.length > MAX_RAW_LENGTH;
+  s = s
+    .slice(0, MAX_RAW_LENGTH)
+    .replace(CSI, '')
+    .replace(OSC, '')
+    .replace(LINE_BREAKS, ' ')
+    .replace(CONTROLS, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (s.length > MAX_WORK_LENGTH) {
+    // Cut at a space so a secret straddling the cut is dropped whole, not left half-matched.
+    const space = s.lastIndexOf(' ', MAX_WORK_LENGTH);
+    s = s.slice(0, space > MAX_WORK_LENGTH / 2 ? space : MAX_WORK_LENGTH);
+    truncated = true;
+  }
+
+  s = s
+    .replace(URL_CREDENTIALS, '$1[REDACTED]@')
+    .replace(BARE_CREDENTIALS, '[REDACTED]@')
+    .replace(KEY_VALUE, (_m, key: string, value: string) => {
+      const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+      return `${key}${quote}[REDACTED]${quote}`;
+    })
+    .replace(BEARER, '$1 [REDACTED]')
+    .replace(TOKENS, '[REDACTED]')
+    .replace(URLS, '[URL]')
+    .replace(POSIX_PATH, '[PATH]')
+    .replace(WINDOWS_PATH, '[PATH]')
+    .replace(IPV4, (m, a: string, b: string, c: string, d: string) =>
+      [a, b, c, d].some((o) => Number(o) > 255) ? m : `${a}.${b}.${c}.0`,
+    )
+    .replace(IPV6, truncateIpv6)
+    .trim();
+
+  if (truncated || s.length > MAX_SANITIZED_LENGTH) {
+    s = s.slice(0, MAX_SANITIZED_LENGTH - 1);
+    // Do not leave half of a surrogate pair behind.
+    if (/[\ud800-\udbff]$/.test(s)) s = s.slice(0, -1);
+    s = `${s.trimEnd()}…`;
+  }
+  return s;
+}
+
+function toText(value: unknown): string {
+  try {
+    if (value === null || value === undefined) return '';
+    if (typeof value === 'string') return value;
+    if (value instanceof Error) return String(value.message);
+    return String(value);
+  } catch {
+    return ''; // e.g. an object whose toString throws
+  }
+}
+
+/** Keeps the first 48 bits of an IPv6 candidate; anything that is not an address is returned as is. */
+function truncateIpv6(candidate: string): string {
+  const addr = candidate.replace(/\.+$/, '');
+  const rest = candidate.slice(addr.length);
+  // Real addresses nearly always have a digit; this spares words like `Face::bad`.
+  if (!/\d/.test(addr)) return candidate;
+  // IPv4-mapped: treat like IPv4 (its last octet was already zeroed).
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.)\d{1,3}$/i.exec(addr);
+  if (mapped) return `::ffff:${mapped[1]}0${rest}`;
+  const groups = ipv6Groups(addr);
+  if (!groups) return candidate;
+  const kept = groups.slice(0, 3);
+  while (kept.length > 0 && kept[kept.length - 1] === 0) kept.pop();
+  return `${kept.map((g) => g.toString(16)).join(':')}::${rest}`;
+}
+
+/** Parses an IPv6 address into its eight 16-bit groups, or null if it is not one. */
+function ipv6Groups(addr: string): number[] | null {
+  let s = addr;
+  const v4 = /:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    if ([a, b, c, d].some((o) => o > 255)) return null;
+    s = `${s.slice(0, v4.index)}:${(a * 256 + b).toString(16)}:${(c * 256 + d).toString(16)}`;
+  }
+  const halves = s.split('::');
+  if (halves.length > 2) return null;
+  const split = (h: string): string[] => (h === '' ? [] : h.split(':'));
+  const head = split(halves[0] ?? '');
+  const tail = halves.length === 2 ? split(halves[1] ?? '') : [];
+  const parts = [...head, ...tail];
+  if (!parts.every((p) => /^[0-9a-f]{1,4}$/i.test(p))) return null;
+  if (halves.length === 2 ? parts.length > 7 : parts.length !== 8) return null;
+  const zeros: string[] = Array.from({ length: 8 - parts.length }, () => '0');
+  return [...head, ...zeros, ...tail].map((p) => parseInt(p, 16));
+}

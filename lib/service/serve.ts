@@ -1,0 +1,97 @@
+// `agent serve`: listen first, then load the configuration, start the backends, watch for
+// changes, and stop everything on SIGINT/SIGTERM (decisions §2).
+import http from 'node:http';
+import os from 'node:os';
+import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from '../bus/registry.ts';
+import { StateTable } from '../bus/state-table.ts';
+import type { ServeOptions } from '../cli/serve-options.ts';
+import { formatProblem } from '../config/errors.ts';
+import { ensureConfigFile, loadConfig } from '../config/load.ts';
+import { resolveConfigLocation } from '../config/paths.ts';
+import { watchConfig } from '../config/watch.ts';
+import { currentProcessFacts } from '../health/process-facts.ts';
+import { createHealthRateLimiter } from '../health/rate-limit.ts';
+import { sanitize } from '../health/sanitize.ts';
+import { createApp } from '../http/app.ts';
+import { createLogger } from '../log/logger.ts';
+
+export const PING_INTERVAL_MS = 30_000;
+export const PING_TIMEOUT_MS = 5_000;
+
+export type RunningService = { port: number; shutdown(reason: string): Promise<void> };
+
+export async function serve(options: ServeOptions): Promise<RunningService> {
+  const log = createLogger(options.logLevel, options.logFormat);
+  const table = new StateTable();
+  const registry = new BackendRegistry(table, {
+    log,
+    logLevel: options.logLevel,
+    logFormat: options.logFormat,
+    pingIntervalMs: Number(process.env.AGENT_PING_INTERVAL_MS) || PING_INTERVAL_MS,
+    pingTimeoutMs: PING_TIMEOUT_MS,
+    stopGraceMs: DEFAULT_STOP_GRACE_MS,
+  });
+
+  const app = createApp({
+    table,
+    level: options.healthInfoLevel,
+    limiter: createHealthRateLimiter({ limit: options.healthRateLimit, windowSeconds: options.healthRateWindow, exempt: options.healthRateExempt }),
+    now: Date.now,
+    facts: currentProcessFacts,
+  });
+  // polka's handler takes an optional `next`; passing one would replace its own route loop.
+  const handle = app.handler.bind(app) as unknown as http.RequestListener;
+  const server = http.createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel }, `listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
+
+  const location = resolveConfigLocation({ config: options.config, configDir: options.configDir, platform: process.platform, homedir: os.homedir(), env: process.env, cwd: process.cwd() });
+  try {
+    if (await ensureConfigFile(location)) log.info({ file: location.file }, 'configuration file did not exist: created an empty one');
+  } catch (error) {
+    log.error({ file: location.file, error: sanitize(error) }, 'could not create the configuration file');
+  }
+
+  // Loads are serialized: a change during a load is applied after it, never concurrently.
+  let loading: Promise<void> = Promise.resolve();
+  let closed = false;
+  const reload = (why: string) => {
+    loading = loading.then(async () => {
+      if (closed) return;
+      const outcome = await loadConfig(location, process.env);
+      if (closed) return;
+      if (!outcome.ok) {
+        const kept = table.configuration.loaded ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
+        for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
+        return;
+      }
+      for (const warning of outcome.config.warnings) log.warn(warning);
+      await registry.apply(outcome.config);
+      log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
+    }).catch((error: unknown) => log.error({ error: sanitize(error) }, 'configuration load failed'));
+    return loading;
+  };
+  const watcher = options.reload ? watchConfig(location.file, () => void reload('file changed')) : null;
+  await reload('startup');
+
+  const shutdown = async (reason: string) => {
+    if (closed) return;
+    closed = true;
+    log.info({ reason }, 'shutting down');
+    server.close();
+    server.closeAllConnections?.();
+    await watcher?.close();
+    await loading;
+    await registry.stopAll();
+    log.info('stopped');
+  };
+  return { port, shutdown };
+}

@@ -1,0 +1,27 @@
+// Worker entry: one backend per worker thread (decisions §1). Events go to the main thread on
+// parentPort; the main thread's requests arrive over comlink on the port passed in workerData.
+import { parentPort, workerData } from 'node:worker_threads';
+import * as Comlink from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/bus/protocol.ts';
+import { createLogger } from '../lib/log/logger.ts';
+import { BackendRunner } from './backend/runner.ts';
+
+const data = workerData as BackendWorkerData;
+if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');
+const port = parentPort;
+const emit = (event: WorkerEvent) => port.postMessage(event);
+const log = createLogger(data.log.level, data.log.format).child({ backend: data.spec.name });
+const runner = new BackendRunner(data.spec, emit, log, { pingIntervalMs: data.pingIntervalMs, pingTimeoutMs: data.pingTimeoutMs });
+
+const api: BackendApi = {
+  start: () => runner.start(),
+  stop: (options) => runner.stop(options.graceMs),
+};
+
+process.on('unhandledRejection', (reason) => {
+  emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: toWireError(reason).message } });
+});
+
+Comlink.expose(api, nodeEndpoint(data.api));
+emit({ v: 1, type: 'ready' });

@@ -1,0 +1,187 @@
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { type Inventory, toWireError, type WireError, type WorkerEvent } from '../../lib/bus/protocol.ts';
+import type { BackendSpec, ProtocolMode, StdioSpec } from '../../lib/config/types.ts';
+import type { Logger } from '../../lib/log/logger.ts';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../lib/version.ts';
+import { type SpawnedChild, spawnChild } from './child.ts';
+import { describeExit, describeStartFailure } from './describe.ts';
+import { LineSplitter } from './line-splitter.ts';
+import { PipeTransport } from './pipe-transport.ts';
+
+type Emit = (event: WorkerEvent) => void;
+type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
+
+export type RunnerOptions = { pingIntervalMs: number; pingTimeoutMs: number };
+
+function negotiation(mode: ProtocolMode) {
+  if (mode === 'legacy') return { mode: 'legacy' as const };
+  if (mode === '2026-07-28') return { mode: { pin: '2026-07-28' } };
+  return { mode: 'auto' as const };
+}
+
+function isAuthError(error: unknown): boolean {
+  const status = (error as { status?: unknown; code?: unknown } | null)?.status ?? (error as { code?: unknown } | null)?.code;
+  return status === 401 || /\b401\b/.test(String((error as Error | null)?.message ?? ''));
+}
+
+// One backend connection: the child (stdio) or remote transport, the MCP client and its ping.
+export class BackendRunner {
+  private child: SpawnedChild | null = null;
+  private client: Client | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private missedPings = 0;
+  private stopping = false;
+  private lastStderrLine = '';
+
+  constructor(
+    private readonly spec: BackendSpec,
+    private readonly emitEvent: Emit,
+    private readonly log: Logger,
+    private readonly options: RunnerOptions,
+  ) {}
+
+  private emit(event: EventBody): void {
+    this.emitEvent({ v: 1, ...event } as WorkerEvent);
+  }
+
+  /** Connects once. Never rejects: the outcome is reported as events. */
+  async start(): Promise<void> {
+    this.stopping = false;
+    const at = Date.now();
+    const client = new Client({ name: SERVICE_NAME, version: SERVICE_VERSION }, { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion) });
+    client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
+    this.client = client;
+    let transport: Transport;
+    let exitDuringStart: Promise<never> | null = null;
+    if (this.spec.type === 'stdio') {
+      const child = this.startChild(this.spec);
+      this.emit({ type: 'connecting', at, pid: child.pid });
+      transport = new PipeTransport(child.stdout, child.stdin);
+      exitDuringStart = child.exited.then((exit) => {
+        throw exit.spawnError ? new Error(describeStartFailure(this.spec as StdioSpec, exit.spawnError)) : new Error(describeExit(exit, 'during initialize', this.lastStderrLine));
+      });
+      exitDuringStart.catch(() => undefined);
+    } else {
+      this.emit({ type: 'connecting', at, pid: null });
+      const url = new URL(this.spec.url);
+      const requestInit = { headers: this.spec.headers };
+      transport = this.spec.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    }
+
+    try {
+      const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
+      await (exitDuringStart ? Promise.race([connecting, exitDuringStart]) : connecting);
+      const inventory = await this.readInventory(client);
+      if (this.stopping) return;
+      this.emit({
+        type: 'connected',
+        at: Date.now(),
+        pid: this.child?.pid ?? null,
+        protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
+        instructions: client.getInstructions() ?? null,
+        inventory,
+      });
+      this.watchAfterConnect(client);
+    } catch (error) {
+      if (this.stopping) return;
+      const wire = this.startError(error);
+      await this.teardown(500);
+      this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired: isAuthError(error) });
+    }
+  }
+
+  private startError(error: unknown): WireError {
+    const wire = toWireError(error);
+    if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
+    return wire;
+  }
+
+  private startChild(spec: StdioSpec): SpawnedChild {
+    const child = spawnChild(spec);
+    this.child = child;
+    if (child.stderr) {
+      const splitter = new LineSplitter((line, truncated) => {
+        if (!line) return;
+        this.lastStderrLine = line;
+        this.log.info({ stream: 'stderr', ...(truncated ? { truncated } : {}) }, line);
+      });
+      child.stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
+      child.stderr.on('end', () => splitter.flush());
+    }
+    return child;
+  }
+
+  private async readInventory(client: Client): Promise<Inventory> {
+    const caps = client.getServerCapabilities() ?? {};
+    const options = { timeout: this.spec.requestTimeout };
+    const [tools, resources, prompts, resourceTemplates] = await Promise.all([
+      caps.tools ? client.listTools(undefined, options).then((r) => r.tools) : [],
+      caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : [],
+      caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : [],
+      caps.resources ? client.listResourceTemplates(undefined, options).then((r) => r.resourceTemplates) : [],
+    ]);
+    return {
+      tools: tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}) })),
+      resources: resources.map((r) => ({ uri: r.uri, name: r.name })),
+      prompts: prompts.map((p) => ({ name: p.name, ...(p.description !== undefined ? { description: p.description } : {}) })),
+      resourceTemplates: resourceTemplates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name })),
+    };
+  }
+
+  private watchAfterConnect(client: Client): void {
+    this.missedPings = 0;
+    this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
+    const child = this.child;
+    if (child) {
+      void child.exited.then(async (exit) => {
+        if (this.stopping || this.child !== child) return;
+        this.clearPing();
+        await client.close().catch(() => undefined);
+        this.emit({ type: 'exited', at: exit.at, exit: { code: exit.code, signal: exit.signal, at: exit.at, pid: exit.pid }, error: { name: 'BackendExited', message: describeExit(exit, 'unexpectedly', this.lastStderrLine) } });
+        this.child = null;
+      });
+    } else {
+      client.onclose = () => {
+        if (this.stopping) return;
+        this.clearPing();
+        this.emit({ type: 'failed', at: Date.now(), error: { name: 'ConnectionClosed', message: 'the connection to the remote backend closed' }, authRequired: false });
+      };
+    }
+  }
+
+  private async ping(client: Client): Promise<void> {
+    try {
+      // The 2026-07-28 era has no `ping`; `server/discover` is its cheap round trip.
+      const options = { timeout: this.options.pingTimeoutMs };
+      await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
+      this.missedPings = 0;
+      this.emit({ type: 'ping', at: Date.now(), ok: true, error: null });
+    } catch (error) {
+      if (this.stopping) return;
+      this.missedPings++;
+      this.emit({ type: 'ping', at: Date.now(), ok: false, error: toWireError(error) });
+    }
+  }
+
+  private clearPing(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  private async teardown(graceMs: number): Promise<void> {
+    this.clearPing();
+    const client = this.client;
+    const child = this.child;
+    this.client = null;
+    this.child = null;
+    await client?.close().catch(() => undefined);
+    await child?.stop(graceMs);
+  }
+
+  /** Stops the backend: the child gets `graceMs` after stdin closes, then SIGTERM, then SIGKILL. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    await this.teardown(graceMs);
+    this.emit({ type: 'stopped', at: Date.now() });
+  }
+}
