@@ -68,7 +68,9 @@ export class BackendRegistry {
     const state = newBackendState(slot.name, slot.tags, null);
     state.phase = 'invalid';
     state.firstConnect = false;
-    state.lastError = sanitize(`invalid configuration: ${problems.join('; ')}`);
+    // The file path would be redacted anyway; health shows where in the file and why.
+    const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
+    state.lastError = sanitize(`invalid configuration: ${reasons.join('; ')}`);
     this.table.backends.set(slot.name, state);
   }
 

@@ -55,12 +55,13 @@ function text(found: { value: unknown; from: string } | undefined): string | und
 
 export function parseServeOptions(flags: Raw, env: Record<string, string | undefined>): ServeOptions {
   const level = pick(flags, env, 'health-info-level', 'AGENT_HEALTH_INFO_LEVEL');
-  const exemptText = text(pick(flags, env, 'health-rate-exempt', 'AGENT_HEALTH_RATE_EXEMPT'));
+  const exemptFound = pick(flags, env, 'health-rate-exempt', 'AGENT_HEALTH_RATE_EXEMPT');
+  const exemptText = text(exemptFound);
   const healthRateExempt = exemptText ? exemptText.split(',').map((s) => s.trim()).filter(Boolean) : [];
   try {
     parseExemptList(healthRateExempt);
   } catch (error) {
-    throw new UsageError(`Expected --health-rate-exempt to be a comma-separated list of IP addresses or CIDRs: ${(error as Error).message}`);
+    throw new UsageError(`Expected ${exemptFound?.from ?? '--health-rate-exempt'} to be a comma-separated list of IP addresses or CIDRs: ${(error as Error).message}`);
   }
   const options: ServeOptions = {
     config: text(pick(flags, env, 'config', 'AGENT_CONFIG')),

@@ -83,6 +83,8 @@ function expectedOf(issue: z.core.$ZodIssue): string {
     case 'invalid_format':
     case 'custom':
       if (!/^(Too |Invalid )/.test(issue.message)) return issue.message;
+      if (issue.code === 'too_small' && issue.origin === 'string')
+        return issue.minimum === 1 ? 'a non-empty string' : `a string of at least ${issue.minimum} characters`;
       if (issue.code === 'too_small' && typeof issue.minimum === 'number')
         return issue.inclusive ? `a value of at least ${issue.minimum}` : `a value greater than ${issue.minimum}`;
       if (issue.code === 'too_big' && typeof issue.maximum === 'number') return `a value of at most ${issue.maximum}`;
@@ -92,9 +94,18 @@ function expectedOf(issue: z.core.$ZodIssue): string {
   }
 }
 
+// A union whose input has the shape of exactly one branch (e.g. an `env` object with a
+// non-string value) reports that branch's own issues at their own paths.
+function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const shaped = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  if (shaped.length !== 1) return [issue];
+  return shaped[0]!.flatMap((i) => expandUnion({ ...i, path: [...issue.path, ...i.path] }));
+}
+
 // Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
 export function problemsFromZod(file: string, prefix: readonly PropertyKey[], error: z.ZodError): ConfigProblem[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap(expandUnion).map((issue) => {
     const input = 'input' in issue ? issue.input : undefined;
     return {
       file,

@@ -32,13 +32,18 @@ export function normalizeConfig(raw: unknown, file: string, dir: string, sources
 
   const problems: ConfigProblem[] = [];
   for (const key of ['mcpServers', 'mcpTemplates', 'templateSettings'] as const) {
-    if (raw[key] !== undefined && !isPlainObject(raw[key])) problems.push({ file, path: key, expected: 'an object', found: describeValue(raw[key]) });
+    // mcpServers is the one required top-level key (service.md, "Configuration file").
+    if ((raw[key] !== undefined || key === 'mcpServers') && !isPlainObject(raw[key])) problems.push({ file, path: key, expected: 'an object', found: describeValue(raw[key]) });
   }
   let defaults: ServerDefaults | undefined;
   if (raw.serverDefaults !== undefined) {
     const parsed = serverDefaultsSchema.safeParse(raw.serverDefaults, { reportInput: true });
     if (parsed.success) defaults = parsed.data;
     else problems.push(...problemsFromZod(file, ['serverDefaults'], parsed.error));
+    if (isPlainObject(raw.serverDefaults)) {
+      const unknownDefaults = Object.keys(raw.serverDefaults).filter((k) => !(k in serverDefaultsSchema.shape));
+      if (unknownDefaults.length) warnings.push(`${file}: serverDefaults: unknown keys ignored: ${unknownDefaults.join(', ')}`);
+    }
   }
   if (problems.length) return { ok: false, problems };
 
@@ -67,7 +72,7 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
   const at = ['mcpServers', name];
   const where = jsonPath(at);
   const looseTags = isPlainObject(value) && Array.isArray(value.tags) ? value.tags.filter((t): t is string => typeof t === 'string') : [];
-  const looseDisabled = isPlainObject(value) && value.disabled === true;
+  const looseDisabled = isPlainObject(value) && (value.disabled === true || (typeof value.disabled === 'string' && value.disabled.trim().toLowerCase() === 'true'));
 
   if (!SERVER_NAME_PATTERN.test(name) || name.includes('_agent_')) {
     return invalid(name, looseTags, looseDisabled, [

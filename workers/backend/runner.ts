@@ -9,6 +9,9 @@ import { LineSplitter } from './line-splitter.ts';
 import { PipeTransport } from './pipe-transport.ts';
 
 type Emit = (event: WorkerEvent) => void;
+
+// How long a failed start waits for the child's exit status, which names the cause better.
+const EXIT_EXPLAINS_MS = 300;
 type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
 
 export type RunnerOptions = { pingIntervalMs: number; pingTimeoutMs: number };
@@ -84,13 +87,21 @@ export class BackendRunner {
       this.watchAfterConnect(client);
     } catch (error) {
       if (this.stopping) return;
-      const wire = this.startError(error);
+      const wire = await this.startError(error);
       await this.teardown(500);
       this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired: isAuthError(error) });
     }
   }
 
-  private startError(error: unknown): WireError {
+  // The clearest reason for a failed start: a child that died (or never spawned) explains a
+  // broken pipe better than the pipe error the client saw first.
+  private async startError(error: unknown): Promise<WireError> {
+    const child = this.child;
+    if (child && this.spec.type === 'stdio') {
+      const exit = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
+      if (exit?.spawnError) return { name: 'SpawnError', message: describeStartFailure(this.spec, exit.spawnError) };
+      if (exit) return { name: 'BackendExited', message: describeExit(exit, 'during initialize', this.lastStderrLine) };
+    }
     const wire = toWireError(error);
     if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
     return wire;
