@@ -18,11 +18,11 @@ export function parseExemptList(entries: string[]): net.BlockList {
   for (const raw of entries) {
     const entry = raw.trim();
     if (!entry) continue;
-    const [address = '', prefixText] = entry.split('/');
+    const [address = '', prefixText, ...extra] = entry.split('/');
     const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
     const max = family === 'ipv4' ? 32 : 128;
     const prefix = prefixText === undefined ? max : Number(prefixText);
-    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+    if (!family || extra.length > 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
       throw new InvalidCidrError(`expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got ${JSON.stringify(entry)}`);
     }
     list.addSubnet(address, prefix, family);
@@ -37,15 +37,21 @@ export function clientKey(address: string): string {
   if (!net.isIPv6(address)) return address;
   const groups = expandIPv6(address);
   // 56 bits = three full 16-bit groups and the high byte of the fourth.
-  return `${groups.slice(0, 3).join(':')}:${(parseInt(groups[3] ?? '0', 16) & 0xff00).toString(16)}::/56`;
+  return `${groups.slice(0, 3).map((g) => g.toString(16)).join(':')}:${((groups[3] ?? 0) & 0xff00).toString(16)}::/56`;
 }
 
-function expandIPv6(address: string): string[] {
+// The eight 16-bit groups as numbers, so `0db8`, `DB8` and `db8` give the same key.
+function expandIPv6(address: string): number[] {
   const [head = '', tail] = address.split('%')[0]!.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const fill = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
-  return [...left, ...fill, ...right].map((g) => g.toLowerCase());
+  const split = (part: string) => part.split(':').flatMap((g) => {
+    if (!g.includes('.')) return [g];
+    const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number); // an embedded IPv4 tail is two groups
+    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  });
+  const left = head ? split(head) : [];
+  const right = tail !== undefined && tail !== '' ? split(tail) : [];
+  const fill = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...fill, ...right].map((g) => parseInt(g, 16));
 }
 
 export function createHealthRateLimiter(options: RateLimitOptions) {

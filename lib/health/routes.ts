@@ -30,6 +30,10 @@ type Producer = (extraHeaders: Record<string, string>) => { status: number; body
 
 export function createHealthHandlers(deps: HealthRouteDeps) {
   const buildReport = deps.buildReport ?? buildHealthReport;
+  const failureBody = (error: unknown, now: number) => {
+    const message = deps.level === 'minimal' ? 'The health report could not be built' : sanitize(error) || 'The health report could not be built';
+    return { status: 'unhealthy', timestamp: new Date(now).toISOString(), error: 'health_check_failed', message };
+  };
 
   // Every health route shares the quota; over quota the route's own work is skipped entirely.
   const limited = (produce: Producer): Handler => (req, res) => {
@@ -40,8 +44,14 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
           return send(res, 429, body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
         }
         const rateHeaders = decision.kind === 'allowed' ? decision.headers : {};
-        const { status, body, headers } = produce(rateHeaders);
-        send(res, status, body, { ...rateHeaders, ...headers });
+        let result: ReturnType<Producer>;
+        try {
+          result = produce(rateHeaders);
+        } catch (error) {
+          // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
+          result = { status: 500, body: failureBody(error, deps.now()), headers: { 'X-Health-Status': 'unhealthy' } };
+        }
+        send(res, result.status, result.body, { ...rateHeaders, ...result.headers });
       },
       () => send(res, 500, { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: 'rate_limiter_failed', message: 'The health rate limiter failed' }, {}),
     );
@@ -54,10 +64,9 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
     try {
       report = buildReport(deps.table, deps.level, now, facts);
     } catch (error) {
-      const message = deps.level === 'minimal' ? 'The health report could not be built' : sanitize(error) || 'The health report could not be built';
       return {
         status: 500,
-        body: { status: 'unhealthy', timestamp: new Date(now).toISOString(), error: 'health_check_failed', message },
+        body: failureBody(error, now),
         headers: { 'X-Health-Status': 'unhealthy', 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
       };
     }
