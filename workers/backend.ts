@@ -5,6 +5,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/bus/protocol.ts';
 import { createLogger } from '../lib/log/logger.ts';
+import { sanitize } from '../lib/health/sanitize.ts';
 import { BackendRunner } from './backend/runner.ts';
 
 const data = workerData as BackendWorkerData;
@@ -20,7 +21,7 @@ const api: BackendApi = {
 };
 
 process.on('unhandledRejection', (reason) => {
-  emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: toWireError(reason).message } });
+  emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: sanitize(toWireError(reason).message) } });
 });
 
 Comlink.expose(api, nodeEndpoint(data.api));

@@ -94,11 +94,19 @@ function expectedOf(issue: z.core.$ZodIssue): string {
   }
 }
 
-// A union whose input has the shape of exactly one branch (e.g. an `env` object with a
+// Whether a union branch rejected the kind of the input itself rather than its content.
+function rejectsKind(i: z.core.$ZodIssue): boolean {
+  if (i.path.length > 0) return false;
+  if (i.code === 'invalid_type') return true;
+  if (i.code === 'invalid_value') return !i.values.some((v) => typeof v === typeof i.input);
+  return false;
+}
+
+// A union whose input has the kind of exactly one branch (e.g. an `env` object with a
 // non-string value) reports that branch's own issues at their own paths.
 function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union') return [issue];
-  const shaped = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  const shaped = issue.errors.filter((branch) => !branch.some(rejectsKind));
   if (shaped.length !== 1) return [issue];
   return shaped[0]!.flatMap((i) => expandUnion({ ...i, path: [...issue.path, ...i.path] }));
 }

@@ -56,7 +56,8 @@ export async function loadConfig(location: ConfigLocation, parentEnv: Record<str
   } catch (error) {
     return { ok: false, problems: [readFailure(location.file, error)] };
   }
-  const parsed = parseJsonStrict(text, location.file);
+  // Editors on Windows may save a byte-order mark; it is not part of the JSON.
+  const parsed = parseJsonStrict(text.replace(/^\uFEFF/, ''), location.file);
   if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
   const scope = await readRuntimeScope(location.file);
   if (!scope.ok) return { ok: false, problems: [scope.problem] };

@@ -159,7 +159,7 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
       },
     };
   }
-  if (e.url === undefined) return { problem: { path: `${where}.url`, expected: `a url for a ${type} server`, found: 'nothing' } };
+  if (e.url === undefined) return { problem: { path: `${where}.url`, expected: `a url (required for type ${type})`, found: 'nothing' } };
   const url = substitute(e.url, `${where}.url`, sources);
   if (!z.url({ protocol: /^https?$/ }).safeParse(url).success) {
     return { problem: { path: `${where}.url`, expected: 'an absolute http:// or https:// URL', found: describeValue(url) } };

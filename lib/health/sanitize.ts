@@ -39,7 +39,9 @@ const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\w|\.\d)/g;
 // Candidate runs of hex digits, colons and dots that contain a colon; validated in code.
 const IPV6 = /(?<![\w:.])(?=[0-9a-f.]*:)[0-9a-f:.]{2,45}(?![\w:])/gi;
 
-export function sanitize(text: unknown): string {
+/** `maxLength` is 200 for error text (decisions §4); captured stderr lines pass their 8 KiB cap. */
+export function sanitize(text: unknown, maxLength = MAX_SANITIZED_LENGTH): string {
+  const workLength = Math.max(MAX_WORK_LENGTH, maxLength);
   let s = toText(text);
   let truncated = s.length > MAX_RAW_LENGTH;
   s = s
@@ -50,10 +52,10 @@ export function sanitize(text: unknown): string {
     .replace(CONTROLS, '')
     .replace(/\s+/g, ' ')
     .trim();
-  if (s.length > MAX_WORK_LENGTH) {
+  if (s.length > workLength) {
     // Cut at a space so a secret straddling the cut is dropped whole, not left half-matched.
-    const space = s.lastIndexOf(' ', MAX_WORK_LENGTH);
-    s = s.slice(0, space > MAX_WORK_LENGTH / 2 ? space : MAX_WORK_LENGTH);
+    const space = s.lastIndexOf(' ', workLength);
+    s = s.slice(0, space > workLength / 2 ? space : workLength);
     truncated = true;
   }
 
@@ -75,8 +77,8 @@ export function sanitize(text: unknown): string {
     .replace(IPV6, truncateIpv6)
     .trim();
 
-  if (truncated || s.length > MAX_SANITIZED_LENGTH) {
-    s = s.slice(0, MAX_SANITIZED_LENGTH - 1);
+  if (truncated || s.length > maxLength) {
+    s = s.slice(0, maxLength - 1);
     // Do not leave half of a surrogate pair behind.
     if (/[\ud800-\udbff]$/.test(s)) s = s.slice(0, -1);
     s = `${s.trimEnd()}…`;

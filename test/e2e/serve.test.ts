@@ -158,7 +158,8 @@ Unloaded('e2e serve :: an unparseable file leaves the service up and unloaded (5
 });
 
 Unloaded('e2e serve :: the file loads as soon as a valid version appears', async () => {
-  writeConfig(broken.configFile, { mcpServers: { a: fixture() } });
+  const noisy = { command: '/bin/sh', args: ['-c', `echo "login password=hunter2 from /home/someone/.secrets" >&2; exec "${process.execPath}" "${FIXTURE_SERVER}"`] };
+  writeConfig(broken.configFile, { mcpServers: { a: fixture(), noisy } });
   const res = await broken.waitFor(async () => {
     const r = await broken.get('/health');
     return r.body.status === 'healthy' && r;
@@ -166,6 +167,12 @@ Unloaded('e2e serve :: the file loads as soon as a valid version appears', async
   assert.is(res.status, 200);
   assert.is(res.body.configuration.loaded, true);
   assert.is((await broken.get('/health/ready')).status, 200);
+});
+
+Unloaded('e2e serve :: backend stderr is logged with the backend name, sanitized', async () => {
+  const line = await broken.waitForLog((l) => l.backend === 'noisy' && l.stream === 'stderr');
+  assert.is(line.msg, 'login password=[REDACTED] from [PATH]');
+  assert.not.ok(broken.logs.some((l) => JSON.stringify(l).includes('hunter2')), 'the secret never reaches the log');
 });
 
 Unloaded.run();
@@ -242,7 +249,7 @@ Cli('e2e serve :: a missing config file is created in --config-dir, with minimal
   });
   assert.equal(JSON.parse(fs.readFileSync(path.join(configDir, 'mcp.json'), 'utf8')), { mcpServers: {} });
   assert.match(err, /configuration file did not exist: created an empty one/);
-  const body = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+  const body: any = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
   assert.equal(Object.keys(body.system), ['uptime']);
   assert.equal(body.servers, { total: 0, healthy: 0, unhealthy: 0 });
   child.kill('SIGTERM');

@@ -5,7 +5,8 @@ import type { Logger } from '../../lib/log/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../lib/version.ts';
 import { type SpawnedChild, spawnChild } from './child.ts';
 import { describeExit, describeStartFailure } from './describe.ts';
-import { LineSplitter } from './line-splitter.ts';
+import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.ts';
+import { sanitize } from '../../lib/health/sanitize.ts';
 import { PipeTransport } from './pipe-transport.ts';
 
 type Emit = (event: WorkerEvent) => void;
@@ -114,7 +115,7 @@ export class BackendRunner {
       const splitter = new LineSplitter((line, truncated) => {
         if (!line) return;
         this.lastStderrLine = line;
-        this.log.info({ stream: 'stderr', ...(truncated ? { truncated } : {}) }, line);
+        this.log.info({ stream: 'stderr', ...(truncated ? { truncated } : {}) }, sanitize(line, MAX_LINE_BYTES));
       });
       child.stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
       child.stderr.on('end', () => splitter.flush());

@@ -1,0 +1,119 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseServeOptions, type ServeOptions, UsageError } from '../../lib/cli/serve-options.ts';
+
+const DEFAULTS: ServeOptions = {
+  config: undefined,
+  configDir: undefined,
+  host: '127.0.0.1',
+  port: 3050,
+  healthInfoLevel: 'minimal',
+  logLevel: 'info',
+  logFormat: 'json',
+  healthRateLimit: 200,
+  healthRateWindow: 300,
+  healthRateExempt: [],
+  reload: true,
+};
+
+type Env = Record<string, string | undefined>;
+
+function run(flags: Record<string, unknown>, env: Env, expected: Partial<ServeOptions>): void {
+  assert.equal(parseServeOptions(flags, env), { ...DEFAULTS, ...expected });
+}
+
+function usageError(flags: Record<string, unknown>, env: Env, message: string): void {
+  try {
+    parseServeOptions(flags, env);
+    assert.unreachable('expected a UsageError');
+  } catch (error) {
+    assert.instance(error, UsageError);
+    assert.is((error as UsageError).name, 'UsageError');
+    assert.is((error as UsageError).message, message);
+  }
+}
+
+test('serve-options :: defaults', () => run({}, {}, {}));
+
+test('serve-options :: unrelated environment variables are ignored', () => run({}, { PORT: '80', HOST: '0.0.0.0', CONFIG: '/x' }, {}));
+
+const valueCases: Array<[title: string, flags: Record<string, unknown>, env: Env, expected: Partial<ServeOptions>]> = [
+  // from the environment
+  ['AGENT_CONFIG', {}, { AGENT_CONFIG: '/etc/agent/mcp.json' }, { config: '/etc/agent/mcp.json' }],
+  ['AGENT_CONFIG_DIR', {}, { AGENT_CONFIG_DIR: '/etc/agent' }, { configDir: '/etc/agent' }],
+  ['AGENT_HOST', {}, { AGENT_HOST: '0.0.0.0' }, { host: '0.0.0.0' }],
+  ['AGENT_PORT', {}, { AGENT_PORT: '8080' }, { port: 8080 }],
+  ['AGENT_PORT 0 means any free port', {}, { AGENT_PORT: '0' }, { port: 0 }],
+  ['AGENT_HEALTH_INFO_LEVEL', {}, { AGENT_HEALTH_INFO_LEVEL: 'full' }, { healthInfoLevel: 'full' }],
+  ['AGENT_LOG_LEVEL', {}, { AGENT_LOG_LEVEL: 'debug' }, { logLevel: 'debug' }],
+  ['AGENT_LOG_FORMAT', {}, { AGENT_LOG_FORMAT: 'pretty' }, { logFormat: 'pretty' }],
+  ['AGENT_HEALTH_RATE_LIMIT 0 disables', {}, { AGENT_HEALTH_RATE_LIMIT: '0' }, { healthRateLimit: 0 }],
+  ['AGENT_HEALTH_RATE_WINDOW', {}, { AGENT_HEALTH_RATE_WINDOW: '60' }, { healthRateWindow: 60 }],
+  ['AGENT_HEALTH_RATE_EXEMPT list', {}, { AGENT_HEALTH_RATE_EXEMPT: '10.0.0.0/8, fd00::/8,,192.168.1.5' }, { healthRateExempt: ['10.0.0.0/8', 'fd00::/8', '192.168.1.5'] }],
+  ['empty AGENT_* values count as unset', {}, { AGENT_PORT: '', AGENT_HEALTH_INFO_LEVEL: '', AGENT_CONFIG: '' }, {}],
+
+  // flags
+  ['--port as a number (as sade passes it)', { port: 9000 }, {}, { port: 9000 }],
+  ['--port as a string', { port: '9001' }, {}, { port: 9001 }],
+  ['--health-info-level basic', { 'health-info-level': 'basic' }, {}, { healthInfoLevel: 'basic' }],
+  ['--health-rate-limit as a number', { 'health-rate-limit': 10 }, {}, { healthRateLimit: 10 }],
+  ['--no-reload', { reload: false }, {}, { reload: false }],
+  ['--reload', { reload: true }, {}, { reload: true }],
+
+  // flag beats environment
+  ['--config beats AGENT_CONFIG', { config: 'a.json' }, { AGENT_CONFIG: 'b.json' }, { config: 'a.json' }],
+  ['--config-dir beats AGENT_CONFIG_DIR', { 'config-dir': '/a' }, { AGENT_CONFIG_DIR: '/b' }, { configDir: '/a' }],
+  ['--host beats AGENT_HOST', { host: '::1' }, { AGENT_HOST: '0.0.0.0' }, { host: '::1' }],
+  ['--port beats AGENT_PORT', { port: 4000 }, { AGENT_PORT: '5000' }, { port: 4000 }],
+  ['--health-info-level beats AGENT_HEALTH_INFO_LEVEL', { 'health-info-level': 'basic' }, { AGENT_HEALTH_INFO_LEVEL: 'full' }, { healthInfoLevel: 'basic' }],
+  ['--log-level beats AGENT_LOG_LEVEL', { 'log-level': 'warn' }, { AGENT_LOG_LEVEL: 'trace' }, { logLevel: 'warn' }],
+  ['--log-format beats AGENT_LOG_FORMAT', { 'log-format': 'json' }, { AGENT_LOG_FORMAT: 'pretty' }, { logFormat: 'json' }],
+  ['--health-rate-limit beats AGENT_HEALTH_RATE_LIMIT', { 'health-rate-limit': 5 }, { AGENT_HEALTH_RATE_LIMIT: '50' }, { healthRateLimit: 5 }],
+  ['--health-rate-window beats AGENT_HEALTH_RATE_WINDOW', { 'health-rate-window': 30 }, { AGENT_HEALTH_RATE_WINDOW: '600' }, { healthRateWindow: 30 }],
+  ['--health-rate-exempt beats AGENT_HEALTH_RATE_EXEMPT', { 'health-rate-exempt': '127.0.0.1' }, { AGENT_HEALTH_RATE_EXEMPT: '10.0.0.0/8' }, { healthRateExempt: ['127.0.0.1'] }],
+  ['a valid flag hides an invalid variable', { 'health-info-level': 'full' }, { AGENT_HEALTH_INFO_LEVEL: 'verbose' }, { healthInfoLevel: 'full' }],
+  ['an empty flag falls back to the variable', { config: '' }, { AGENT_CONFIG: '/env.json' }, { config: '/env.json' }],
+];
+
+for (const [title, flags, env, expected] of valueCases) {
+  test(`serve-options :: ${title}`, () => run(flags, env, expected));
+}
+
+const errorCases: Array<[title: string, flags: Record<string, unknown>, env: Env, message: string]> = [
+  ['invalid --health-info-level', { 'health-info-level': 'verbose' }, {}, 'Expected --health-info-level to be one of full, basic, minimal, got "verbose"'],
+  ['invalid AGENT_HEALTH_INFO_LEVEL', {}, { AGENT_HEALTH_INFO_LEVEL: 'FULL' }, 'Expected AGENT_HEALTH_INFO_LEVEL to be one of full, basic, minimal, got "FULL"'],
+  ['--health-info-level without a value', { 'health-info-level': true }, {}, 'Expected --health-info-level to be one of full, basic, minimal, got "true"'],
+  ['invalid --log-level', { 'log-level': 'verbose' }, {}, 'Expected --log-level to be one of fatal, error, warn, info, debug, trace, got "verbose"'],
+  ['invalid AGENT_LOG_FORMAT', {}, { AGENT_LOG_FORMAT: 'text' }, 'Expected AGENT_LOG_FORMAT to be one of json, pretty, got "text"'],
+  ['non-numeric --port', { port: 'http' }, {}, 'Expected --port to be a whole number from 0 to 65535, got "http"'],
+  ['--port too large', { port: 70000 }, {}, 'Expected --port to be a whole number from 0 to 65535, got "70000"'],
+  ['negative --port', { port: -1 }, {}, 'Expected --port to be a whole number from 0 to 65535, got "-1"'],
+  ['fractional --port', { port: '80.5' }, {}, 'Expected --port to be a whole number from 0 to 65535, got "80.5"'],
+  ['hex AGENT_PORT', {}, { AGENT_PORT: '0x50' }, 'Expected AGENT_PORT to be a whole number from 0 to 65535, got "0x50"'],
+  ['AGENT_PORT with a unit', {}, { AGENT_PORT: '80/tcp' }, 'Expected AGENT_PORT to be a whole number from 0 to 65535, got "80/tcp"'],
+  ['--health-rate-window of 0', { 'health-rate-window': 0 }, {}, 'Expected --health-rate-window to be a whole number from 1 to 86400, got "0"'],
+  ['negative AGENT_HEALTH_RATE_LIMIT', {}, { AGENT_HEALTH_RATE_LIMIT: '-5' }, 'Expected AGENT_HEALTH_RATE_LIMIT to be a whole number from 0 to 1000000000, got "-5"'],
+  ['bad exempt CIDR prefix', { 'health-rate-exempt': '10.0.0.0/33' }, {}, 'Expected --health-rate-exempt to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "10.0.0.0/33"'],
+  ['exempt host name instead of an address', { 'health-rate-exempt': '127.0.0.1,localhost' }, {}, 'Expected --health-rate-exempt to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "localhost"'],
+  ['bad exempt CIDR from AGENT_HEALTH_RATE_EXEMPT', {}, { AGENT_HEALTH_RATE_EXEMPT: 'fd00::/129' }, 'Expected AGENT_HEALTH_RATE_EXEMPT to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "fd00::/129"'],
+  ['--config given twice', { config: ['a.json', 'b.json'] }, {}, 'Expected --config to be given once with a value, got ["a.json","b.json"]'],
+  ['--config-dir without a value', { 'config-dir': true }, {}, 'Expected --config-dir to be given once with a value, got true'],
+];
+
+for (const [title, flags, env, message] of errorCases) {
+  test(`serve-options :: ${title} is a UsageError`, () => usageError(flags, env, message));
+}
+
+test('serve-options :: does not read process.env by itself', () => {
+  const key = 'AGENT_PORT';
+  const before = process.env[key];
+  process.env[key] = '1234';
+  try {
+    assert.is(parseServeOptions({}, {}).port, 3050);
+  } finally {
+    if (before === undefined) delete process.env[key];
+    else process.env[key] = before;
+  }
+});
+
+test.run();
