@@ -18,6 +18,8 @@ const runner = new BackendRunner(data.spec, emit, log, { pingIntervalMs: data.pi
 const api: BackendApi = {
   start: () => runner.start(),
   stop: (options) => runner.stop(options.graceMs),
+  request: (call) => runner.request(call),
+  cancel: (callId) => runner.cancel(callId),
 };
 
 process.on('unhandledRejection', (reason) => {

@@ -6,12 +6,16 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
 import { sanitize } from '../health/sanitize.ts';
 import type { Logger, LogFormat, LogLevel } from '../log/logger.ts';
-import type { BackendApi, BackendWorkerData, WorkerEvent } from './protocol.ts';
+import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallOutcome, ProgressParams, WorkerEvent } from './protocol.ts';
 import { type BackendState, newBackendState } from './state-table.ts';
 import { workerEntry } from './worker-entry.ts';
 
 export type HandleOptions = {
   log: Logger;
+  /** Something clients can see changed: connection state or the inventory. */
+  onChange?: (name: string) => void;
+  /** A logging message from the backend, for the sessions using it. */
+  onBackendLog?: (name: string, params: Record<string, unknown>) => void;
   logLevel: LogLevel;
   logFormat: LogFormat;
   pingIntervalMs: number;
@@ -26,6 +30,11 @@ export class BackendHandle {
   private worker: Worker | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
   private stopping: Promise<void> | null = null;
+  private nextCallId = 1;
+  // Settles when the worker dies, so no routed request is left hanging on a dead thread.
+  private workerGone: Promise<CallOutcome> = new Promise(() => undefined);
+  private markWorkerGone: (outcome: CallOutcome) => void = () => undefined;
+  private readonly progressListeners = new Map<number, (progress: ProgressParams) => void>();
 
   constructor(
     readonly spec: BackendSpec,
@@ -54,6 +63,7 @@ export class BackendHandle {
       pingIntervalMs: this.options.pingIntervalMs,
       pingTimeoutMs: this.options.pingTimeoutMs,
     };
+    this.workerGone = new Promise((resolve) => (this.markWorkerGone = resolve));
     const worker = new Worker(file, { workerData: data, transferList: [channel.port2], name: `backend:${this.spec.name}`, stdout: false, stderr: false });
     this.worker = worker;
     this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
@@ -82,12 +92,15 @@ export class BackendHandle {
         s.lastConnected = event.at;
         s.missedPings = 0;
         s.inventory = event.inventory;
+        s.instructions = event.instructions;
         s.protocolVersion = event.protocolVersion;
         if (s.supervision) s.supervision.state = 'connected';
         this.log.info({ backend: s.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.inventory.tools.length }, 'backend connected');
+        this.options.onChange?.(s.name);
         return;
       case 'inventory':
         s.inventory = event.inventory;
+        this.options.onChange?.(s.name);
         return;
       case 'ping':
         s.missedPings = event.ok ? 0 : s.missedPings + 1;
@@ -104,6 +117,13 @@ export class BackendHandle {
         s.phase = 'stopped';
         s.pid = null;
         if (s.supervision) s.supervision.state = 'stopped';
+        this.options.onChange?.(s.name);
+        return;
+      case 'progress':
+        this.progressListeners.get(event.callId)?.(event.progress);
+        return;
+      case 'backendLog':
+        this.options.onBackendLog?.(s.name, event.params);
         return;
       case 'log':
         this.log[event.level]({ backend: s.name, ...event.fields }, event.msg);
@@ -125,10 +145,33 @@ export class BackendHandle {
     // Restarting comes with supervision; until then an ended supervised backend is not running.
     if (s.supervision) s.supervision.state = 'stopped';
     this.log.error({ backend: s.name, error: s.lastError }, phase === 'awaiting_oauth' ? 'backend requires OAuth authentication' : 'backend failed');
+    this.options.onChange?.(s.name);
+  }
+
+  /**
+   * Routes one request to the worker. Resolves with an error outcome (never rejects) when the
+   * worker is gone; `signal` cancels the call in the backend.
+   */
+  async request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void } = {}): Promise<CallOutcome> {
+    const api = this.api;
+    if (!api) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' is not running` } };
+    const call: BackendCall = { callId: this.nextCallId++, method, params, wantsProgress: extra.onProgress !== undefined };
+    if (extra.onProgress) this.progressListeners.set(call.callId, extra.onProgress);
+    const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
+    extra.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await Promise.race([api.request(call), this.workerGone]);
+    } catch (error) {
+      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' failed: ${(error as Error).message}` } };
+    } finally {
+      this.progressListeners.delete(call.callId);
+      extra.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
   private onWorkerDeath(reason: string): void {
+    this.markWorkerGone({ ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' failed: ${reason}` } });
     const pid = this.state.pid;
     if (pid !== null) {
       try {

@@ -1,6 +1,7 @@
 // Every message that crosses the thread boundary between the main thread and a backend worker.
 // Events flow worker → main on `parentPort`; requests flow main → worker over comlink (BackendApi).
 import type { MessagePort } from 'node:worker_threads';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { BackendSpec } from '../config/types.ts';
 import type { LogLevel } from '../log/logger.ts';
 
@@ -9,13 +10,30 @@ export const BUS_PROTOCOL_VERSION = 1 as const;
 /** Errors cross threads as plain data. */
 export type WireError = { name: string; code?: string; message: string };
 
-export type ToolSummary = { name: string; description?: string };
 export type Inventory = {
-  tools: ToolSummary[];
-  resources: { uri: string; name: string }[];
-  prompts: { name: string; description?: string }[];
-  resourceTemplates: { uriTemplate: string; name: string }[];
+  tools: Tool[];
+  resources: Resource[];
+  prompts: Prompt[];
+  resourceTemplates: ResourceTemplate[];
 };
+
+/** The requests a client can route to one backend. */
+export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
+
+export type BackendCall = {
+  /** Unique per handle; names the call in progress events and `cancel`. */
+  callId: number;
+  method: BackendMethod;
+  params: Record<string, unknown>;
+  /** Forward the backend's progress notifications as `progress` events. */
+  wantsProgress: boolean;
+};
+
+/** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
+export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
+export type CallOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: CallError };
+
+export type ProgressParams = { progress: number; total?: number; message?: string };
 
 export type ExitInfo = { code: number | null; signal: string | null; at: number; pid: number | null };
 
@@ -34,6 +52,10 @@ export type WorkerEvent = Versioned<
   | { type: 'exited'; at: number; exit: ExitInfo; error: WireError | null }
   | { type: 'stopped'; at: number }
   | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
+  /** Progress of a routed call that asked for it. */
+  | { type: 'progress'; callId: number; progress: ProgressParams }
+  /** A logging message (`notifications/message`) the backend sent. */
+  | { type: 'backendLog'; params: Record<string, unknown> }
 >;
 
 /** What the worker receives at start in `workerData`. */
@@ -52,6 +74,9 @@ export type StopOptions = { graceMs: number };
 export interface BackendApi {
   start(): Promise<void>;
   stop(options: StopOptions): Promise<void>;
+  /** Never rejects: failures come back as `{ok: false, error}`. */
+  request(call: BackendCall): Promise<CallOutcome>;
+  cancel(callId: number): void;
 }
 
 export function toWireError(error: unknown): WireError {

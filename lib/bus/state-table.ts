@@ -40,6 +40,7 @@ export type BackendState = {
   /** Present for supervised backends (stdio with restartOnExit). */
   supervision: SupervisionFacts | null;
   inventory: Inventory | null;
+  instructions: string | null;
   protocolVersion: string | null;
 };
 
@@ -75,6 +76,7 @@ export function newBackendState(name: string, tags: string[], supervision: Super
     lastExit: null,
     supervision,
     inventory: null,
+    instructions: null,
     protocolVersion: null,
   };
 }

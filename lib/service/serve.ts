@@ -27,7 +27,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     log,
     logLevel: options.logLevel,
     logFormat: options.logFormat,
-    pingIntervalMs: Number(process.env.AGENT_PING_INTERVAL_MS) || PING_INTERVAL_MS,
+    pingIntervalMs: PING_INTERVAL_MS,
     pingTimeoutMs: PING_TIMEOUT_MS,
     stopGraceMs: DEFAULT_STOP_GRACE_MS,
   });

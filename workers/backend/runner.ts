@@ -1,5 +1,14 @@
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { type Inventory, toWireError, type WireError, type WorkerEvent } from '../../lib/bus/protocol.ts';
+import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import {
+  type BackendCall,
+  type CallError,
+  type CallOutcome,
+  type Inventory,
+  type ProgressParams,
+  toWireError,
+  type WireError,
+  type WorkerEvent,
+} from '../../lib/bus/protocol.ts';
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../../lib/config/types.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../lib/version.ts';
@@ -8,6 +17,7 @@ import { describeExit, describeStartFailure } from './describe.ts';
 import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.ts';
 import { sanitize } from '../../lib/health/sanitize.ts';
 import { PipeTransport } from './pipe-transport.ts';
+import { reconnectDelay } from '../../lib/supervision/backoff.ts';
 
 type Emit = (event: WorkerEvent) => void;
 
@@ -36,6 +46,11 @@ export class BackendRunner {
   private missedPings = 0;
   private stopping = false;
   private lastStderrLine = '';
+  private connected = false;
+  private refreshing: Promise<void> | null = null;
+  private readonly inflight = new Map<number, AbortController>();
+  private reconnectAttempt = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly spec: BackendSpec,
@@ -52,8 +67,16 @@ export class BackendRunner {
   async start(): Promise<void> {
     this.stopping = false;
     const at = Date.now();
-    const client = new Client({ name: SERVICE_NAME, version: SERVICE_VERSION }, { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion) });
+    const onChanged = () => this.refreshInventory(client);
+    const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
+    const client: Client = new Client(
+      { name: SERVICE_NAME, version: SERVICE_VERSION },
+      { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion), listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged } },
+    );
     client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
+    client.setNotificationHandler('notifications/message', (notification) => {
+      this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
+    });
     this.client = client;
     let transport: Transport;
     let exitDuringStart: Promise<never> | null = null;
@@ -77,6 +100,8 @@ export class BackendRunner {
       await (exitDuringStart ? Promise.race([connecting, exitDuringStart]) : connecting);
       const inventory = await this.readInventory(client);
       if (this.stopping) return;
+      this.connected = true;
+      this.reconnectAttempt = 0;
       this.emit({
         type: 'connected',
         at: Date.now(),
@@ -90,8 +115,23 @@ export class BackendRunner {
       if (this.stopping) return;
       const wire = await this.startError(error);
       await this.teardown(500);
-      this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired: isAuthError(error) });
+      const authRequired = isAuthError(error);
+      this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired });
+      // Credentials do not fix themselves: a 401 waits for a configuration change.
+      if (!authRequired) this.scheduleReconnect();
     }
+  }
+
+  // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.
+  private scheduleReconnect(): void {
+    if (this.spec.type === 'stdio' || this.stopping) return;
+    this.reconnectAttempt++;
+    const delay = reconnectDelay(this.reconnectAttempt);
+    this.log.info({ attempt: this.reconnectAttempt, delayMs: delay }, 'reconnecting to the remote backend');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.start();
+    }, delay);
   }
 
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
@@ -125,19 +165,76 @@ export class BackendRunner {
 
   private async readInventory(client: Client): Promise<Inventory> {
     const caps = client.getServerCapabilities() ?? {};
-    const options = { timeout: this.spec.requestTimeout };
+    // 'refresh': the client's response cache must not hide a change the backend announced.
+    const options = { timeout: this.spec.requestTimeout, cacheMode: 'refresh' as const };
     const [tools, resources, prompts, resourceTemplates] = await Promise.all([
       caps.tools ? client.listTools(undefined, options).then((r) => r.tools) : [],
       caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : [],
       caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : [],
       caps.resources ? client.listResourceTemplates(undefined, options).then((r) => r.resourceTemplates) : [],
     ]);
-    return {
-      tools: tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}) })),
-      resources: resources.map((r) => ({ uri: r.uri, name: r.name })),
-      prompts: prompts.map((p) => ({ name: p.name, ...(p.description !== undefined ? { description: p.description } : {}) })),
-      resourceTemplates: resourceTemplates.map((t) => ({ uriTemplate: t.uriTemplate, name: t.name })),
+    return { tools, resources, prompts, resourceTemplates };
+  }
+
+  // A backend announced a list change: read its lists again and report them.
+  private refreshInventory(client: Client): void {
+    this.refreshing ??= this.readInventory(client)
+      .then((inventory) => {
+        if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
+      })
+      .catch((error: unknown) => this.log.warn({ err: toWireError(error).message }, 'could not refresh the backend inventory'))
+      .finally(() => (this.refreshing = null));
+  }
+
+  /** Routes one client request to the backend. Never rejects. */
+  async request(call: BackendCall): Promise<CallOutcome> {
+    const client = this.client;
+    if (!client || !this.connected) {
+      return { ok: false, error: { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${this.spec.name}' is not connected` } };
+    }
+    const abort = new AbortController();
+    this.inflight.set(call.callId, abort);
+    const options = {
+      timeout: this.spec.requestTimeout,
+      signal: abort.signal,
+      ...(call.wantsProgress
+        ? { onprogress: (progress: ProgressParams) => this.emit({ type: 'progress', callId: call.callId, progress }), resetTimeoutOnProgress: true }
+        : {}),
     };
+    try {
+      const params = call.params as never;
+      const result =
+        call.method === 'tools/call'
+          ? await client.callTool(params, options)
+          : call.method === 'resources/read'
+            ? await client.readResource(params, { ...options, cacheMode: 'bypass' })
+            : call.method === 'prompts/get'
+              ? await client.getPrompt(params, options)
+              : await client.complete(params, options);
+      return { ok: true, result: result as Record<string, unknown> };
+    } catch (error) {
+      return { ok: false, error: this.callError(error, abort.signal.aborted) };
+    } finally {
+      this.inflight.delete(call.callId);
+    }
+  }
+
+  cancel(callId: number): void {
+    this.inflight.get(callId)?.abort(new Error('cancelled by the client'));
+  }
+
+  private callError(error: unknown, cancelled: boolean): CallError {
+    const name = this.spec.name;
+    if (cancelled) return { kind: 'cancelled', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' was cancelled` };
+    if (error instanceof ProtocolError) return { kind: 'mcp', code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) };
+    const code = (error as { code?: unknown }).code;
+    if (code === SdkErrorCode.RequestTimeout) {
+      return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' timed out after ${this.spec.requestTimeout} ms (requestTimeout)` };
+    }
+    if (code === SdkErrorCode.ConnectionClosed || code === SdkErrorCode.NotConnected || code === SdkErrorCode.SendFailed) {
+      return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${name}' disconnected during the request` };
+    }
+    return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${name}' failed the request: ${toWireError(error).message}` };
   }
 
   private watchAfterConnect(client: Client): void {
@@ -147,7 +244,7 @@ export class BackendRunner {
     if (child) {
       void child.exited.then(async (exit) => {
         if (this.stopping || this.child !== child) return;
-        this.clearPing();
+        this.disconnected();
         await client.close().catch(() => undefined);
         this.emit({ type: 'exited', at: exit.at, exit: { code: exit.code, signal: exit.signal, at: exit.at, pid: exit.pid }, error: { name: 'BackendExited', message: describeExit(exit, 'unexpectedly', this.lastStderrLine) } });
         this.child = null;
@@ -155,8 +252,9 @@ export class BackendRunner {
     } else {
       client.onclose = () => {
         if (this.stopping) return;
-        this.clearPing();
+        this.disconnected();
         this.emit({ type: 'failed', at: Date.now(), error: { name: 'ConnectionClosed', message: 'the connection to the remote backend closed' }, authRequired: false });
+        this.scheduleReconnect();
       };
     }
   }
@@ -175,13 +273,18 @@ export class BackendRunner {
     }
   }
 
+  private disconnected(): void {
+    this.connected = false;
+    this.clearPing();
+  }
+
   private clearPing(): void {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
   }
 
   private async teardown(graceMs: number): Promise<void> {
-    this.clearPing();
+    this.disconnected();
     const client = this.client;
     const child = this.child;
     this.client = null;
@@ -193,6 +296,7 @@ export class BackendRunner {
   /** Stops the backend: the child gets `graceMs` after stdin closes, then SIGTERM, then SIGKILL. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     await this.teardown(graceMs);
     this.emit({ type: 'stopped', at: Date.now() });
   }
