@@ -29,10 +29,12 @@ prog
   .option('--log-level', 'fatal, error, warn, info, debug or trace (AGENT_LOG_LEVEL)', 'info')
   .option('--log-format', 'json or pretty (AGENT_LOG_FORMAT)', 'json')
   .option('--reload', 'Watch the configuration for changes; --no-reload turns it off', true)
+  .option('--transport', 'Serve MCP clients over http (/mcp, /sse) or stdio (AGENT_TRANSPORT)', 'http')
+  .option('--http', 'Listen for HTTP; --no-http (with --transport stdio) serves no HTTP at all', true)
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
     const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));
-    const explicit = Object.fromEntries(Object.entries(flags).filter(([k]) => given.has(k) || k === 'reload'));
+    const explicit = Object.fromEntries(Object.entries(flags).filter(([k]) => given.has(k) || k === 'reload' || k === 'http'));
     let options;
     try {
       options = parseServeOptions(explicit, process.env);
@@ -55,6 +57,7 @@ prog
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    void service.done.then(() => process.exit(0));
   });
 
 prog.parse(process.argv, {

@@ -64,7 +64,9 @@ export class BackendHandle {
       pingTimeoutMs: this.options.pingTimeoutMs,
     };
     this.workerGone = new Promise((resolve) => (this.markWorkerGone = resolve));
-    const worker = new Worker(file, { workerData: data, transferList: [channel.port2], name: `backend:${this.spec.name}`, stdout: false, stderr: false });
+    const worker = new Worker(file, { workerData: data, transferList: [channel.port2], name: `backend:${this.spec.name}`, stdout: true, stderr: false });
+    // stdout may carry the MCP protocol (stdio mode): anything a worker prints goes to stderr instead.
+    worker.stdout.pipe(process.stderr, { end: false });
     this.worker = worker;
     this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     worker.on('message', (event: WorkerEvent) => this.onEvent(event));

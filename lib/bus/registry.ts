@@ -72,12 +72,14 @@ export class BackendRegistry {
     const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
     state.lastError = sanitize(`invalid configuration: ${reasons.join('; ')}`);
     this.table.backends.set(slot.name, state);
+    this.options.onChange?.(slot.name);
   }
 
   private async replace(name: string, next: BackendHandle): Promise<void> {
     const previous = this.handles.get(name);
     this.handles.set(name, next);
     this.table.backends.set(name, next.state);
+    if (previous) this.options.onChange?.(name);
     if (previous) await previous.stop(this.options.stopGraceMs);
     next.start();
   }
@@ -85,7 +87,8 @@ export class BackendRegistry {
   private async remove(name: string): Promise<void> {
     const handle = this.handles.get(name);
     this.handles.delete(name);
-    this.table.backends.delete(name);
+    const existed = this.table.backends.delete(name);
+    if (existed) this.options.onChange?.(name);
     await handle?.stop(this.options.stopGraceMs);
   }
 

@@ -19,6 +19,10 @@ export type ServeOptions = {
   healthRateWindow: number;
   healthRateExempt: string[];
   reload: boolean;
+  /** How the one-server MCP endpoint is offered: `http` (/mcp and /sse) or `stdio`. */
+  transport: 'http' | 'stdio';
+  /** Listen for HTTP (health and, with transport http, MCP). Only `--transport stdio` may turn it off. */
+  http: boolean;
 };
 
 type Raw = Record<string, unknown>;
@@ -75,6 +79,9 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     healthRateWindow: integer(pick(flags, env, 'health-rate-window', 'AGENT_HEALTH_RATE_WINDOW'), 300, 1, 86_400),
     healthRateExempt,
     reload: flags.reload !== false,
+    transport: oneOf(pick(flags, env, 'transport', 'AGENT_TRANSPORT'), ['http', 'stdio'] as const, 'http'),
+    http: flags.http !== false,
   };
+  if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;
 }

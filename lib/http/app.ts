@@ -1,11 +1,12 @@
-// The polka application of the main thread: health routes now, the MCP endpoint and REST later.
+// The polka application of the main thread: health routes and the client-facing MCP endpoints.
 import polka from 'polka';
 import type { HealthRouteDeps } from '../health/routes.ts';
 import { createHealthHandlers } from '../health/routes.ts';
+import type { McpEndpoints } from '../mcp/http.ts';
 
-export function createApp(health: HealthRouteDeps) {
+export function createApp(health: HealthRouteDeps, mcp?: McpEndpoints) {
   const handlers = createHealthHandlers(health);
-  return polka({
+  const app = polka({
     onNoMatch: (_req, res) => {
       res.writeHead(404, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ error: 'not_found', message: 'No such route' }));
@@ -14,4 +15,6 @@ export function createApp(health: HealthRouteDeps) {
     .get('/health', handlers.health)
     .get('/health/live', handlers.live)
     .get('/health/ready', handlers.ready);
+  if (mcp) app.all('/mcp', mcp.mcp).get('/sse', mcp.openSse).post('/messages', mcp.postMessage);
+  return app;
 }

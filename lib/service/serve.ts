@@ -14,15 +14,29 @@ import { createHealthRateLimiter } from '../health/rate-limit.ts';
 import { sanitize } from '../health/sanitize.ts';
 import { createApp } from '../http/app.ts';
 import { createLogger } from '../log/logger.ts';
+import { Catalog } from '../aggregate/catalog.ts';
+import { createMcpEndpoints } from '../mcp/http.ts';
+import { ChangeNotifier } from '../mcp/notifier.ts';
+import { Router } from '../mcp/router.ts';
+import { serveOverStdio } from '../mcp/stdio.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
 
-export type RunningService = { port: number; shutdown(reason: string): Promise<void> };
+export type RunningService = {
+  /** The HTTP port, or null with --no-http. */
+  port: number | null;
+  shutdown(reason: string): Promise<void>;
+  /** Settles when the service has shut down by itself (stdin EOF in stdio mode). */
+  done: Promise<void>;
+};
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const log = createLogger(options.logLevel, options.logFormat);
   const table = new StateTable();
+  const catalog = new Catalog(table, log);
+  const notifier = new ChangeNotifier(catalog);
+  let router: Router | undefined;
   const registry = new BackendRegistry(table, {
     log,
     logLevel: options.logLevel,
@@ -30,28 +44,40 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     pingIntervalMs: PING_INTERVAL_MS,
     pingTimeoutMs: PING_TIMEOUT_MS,
     stopGraceMs: DEFAULT_STOP_GRACE_MS,
+    onChange: () => notifier.changed(),
+    onBackendLog: (name, params) => router?.backendLog(name, params),
   });
+  router = new Router(catalog, (name) => registry.handle(name));
 
-  const app = createApp({
-    table,
-    level: options.healthInfoLevel,
-    limiter: createHealthRateLimiter({ limit: options.healthRateLimit, windowSeconds: options.healthRateWindow, exempt: options.healthRateExempt }),
-    now: Date.now,
-    facts: currentProcessFacts,
-  });
-  // polka's handler takes an optional `next`; passing one would replace its own route loop.
-  const handle = app.handler.bind(app) as unknown as http.RequestListener;
-  const server = http.createServer(handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log }) : null;
+  let server: http.Server | null = null;
+  let port: number | null = null;
+  if (options.http) {
+    const app = createApp(
+      {
+        table,
+        level: options.healthInfoLevel,
+        limiter: createHealthRateLimiter({ limit: options.healthRateLimit, windowSeconds: options.healthRateWindow, exempt: options.healthRateExempt }),
+        now: Date.now,
+        facts: currentProcessFacts,
+      },
+      mcpHttp ?? undefined,
+    );
+    // polka's handler takes an optional `next`; passing one would replace its own route loop.
+    const handle = app.handler.bind(app) as unknown as http.RequestListener;
+    const listening = http.createServer(handle);
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(options.port, options.host, () => {
+        listening.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel }, `listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
+    server = listening;
+    const address = listening.address();
+    port = typeof address === 'object' && address ? address.port : options.port;
+    log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel, transport: options.transport }, `listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
+  }
 
   const location = resolveConfigLocation({ config: options.config, configDir: options.configDir, platform: process.platform, homedir: os.homedir(), env: process.env, cwd: process.cwd() });
   try {
@@ -82,16 +108,24 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const watcher = options.reload ? watchConfig(location.file, () => void reload('file changed')) : null;
   await reload('startup');
 
-  const shutdown = async (reason: string) => {
+  let finished: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
+
+  // Stop accepting, tell clients (their sessions end), stop every backend, then return.
+  async function shutdown(reason: string): Promise<void> {
     if (closed) return;
     closed = true;
     log.info({ reason }, 'shutting down');
-    server.close();
-    server.closeAllConnections?.();
+    server?.close();
+    await mcpHttp?.close();
+    await stdio?.close();
+    server?.closeAllConnections();
+    notifier.close();
     await watcher?.close();
     await loading;
     await registry.stopAll();
     log.info('stopped');
-  };
-  return { port, shutdown };
+  }
+  return { port, shutdown, done };
 }

@@ -14,6 +14,8 @@ const DEFAULTS: ServeOptions = {
   healthRateWindow: 300,
   healthRateExempt: [],
   reload: true,
+  transport: 'http',
+  http: true,
 };
 
 type Env = Record<string, string | undefined>;
@@ -114,6 +116,20 @@ test('serve-options :: does not read process.env by itself', () => {
     if (before === undefined) delete process.env[key];
     else process.env[key] = before;
   }
+});
+
+test('serve-options :: --transport stdio and AGENT_TRANSPORT', () => {
+  run({ transport: 'stdio' }, {}, { transport: 'stdio' });
+  run({}, { AGENT_TRANSPORT: 'stdio' }, { transport: 'stdio' });
+  run({ transport: 'stdio', http: false }, {}, { transport: 'stdio', http: false });
+});
+
+test('serve-options :: a bad --transport is a usage error', () => {
+  usageError({ transport: 'tcp' }, {}, 'Expected --transport to be one of http, stdio, got "tcp"');
+});
+
+test('serve-options :: --no-http needs --transport stdio', () => {
+  usageError({ http: false }, {}, 'Expected --no-http only with --transport stdio: otherwise nothing would be served');
 });
 
 test.run();

@@ -1,0 +1,92 @@
+// One low-level MCP Server per client session (legacy), per request (modern HTTP) or per stdio
+// connection. Handlers read the shared catalog and route through the Router; they hold no state.
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { Catalog } from '../aggregate/catalog.ts';
+import type { BackendFilter } from '../aggregate/tag-filter.ts';
+import type { ProgressParams } from '../bus/protocol.ts';
+import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
+import { paginate } from './pagination.ts';
+import type { RouteExtra, Router } from './router.ts';
+
+type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
+
+// Progress, cancellation and backend logs of one client request, wired to the backend call.
+function routeExtra(ctx: ServerContext, backendLogger: boolean): RouteExtra {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const extra: RouteExtra = { signal: ctx.mcpReq.signal };
+  if (token !== undefined) {
+    extra.onProgress = (progress: ProgressParams) =>
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined);
+  }
+  if (backendLogger) {
+    extra.onBackendLog = (params) => {
+      const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
+      void ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
+    };
+  }
+  return extra;
+}
+
+/** Sends one list's `list_changed` through a server (legacy session, or stdio either era). */
+export function sendListChanged(server: Server, kind: 'tools' | 'prompts' | 'resources'): Promise<void> {
+  return kind === 'tools' ? server.sendToolListChanged() : kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
+}
+
+export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: BackendFilter };
+
+export function createGatewayServer({ catalog, router, filter }: GatewayServerOptions): Server {
+  const view = () => catalog.view(filter);
+  const instructions = view().instructions;
+  const server = new Server(
+    { name: SERVICE_NAME, version: SERVICE_VERSION },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+      ...(instructions ? { instructions } : {}),
+      debouncedNotificationMethods: CHANGE_NOTIFICATIONS,
+    },
+  );
+
+  server.setRequestHandler('tools/list', (req) => {
+    const { page, nextCursor } = paginate(view().tools, req.params?.cursor);
+    return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
+    const result = await router.callTool(req.params.name, req.params.arguments, filter, routeExtra(ctx, true));
+    const tool = view().tools.find((t) => t.name === req.params.name);
+    return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
+  });
+  server.setRequestHandler('prompts/list', (req) => {
+    const { page, nextCursor } = paginate(view().prompts, req.params?.cursor);
+    return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+  server.setRequestHandler('prompts/get', async (req, ctx) => {
+    return (await router.getPrompt(req.params.name, req.params.arguments, filter, routeExtra(ctx, true))) as never;
+  });
+  server.setRequestHandler('resources/list', (req) => {
+    const { page, nextCursor } = paginate(view().resources, req.params?.cursor);
+    return { resources: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+  server.setRequestHandler('resources/templates/list', (req) => {
+    const { page, nextCursor } = paginate(view().resourceTemplates, req.params?.cursor);
+    return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
+  });
+  server.setRequestHandler('resources/read', async (req, ctx) => {
+    return (await router.readResource(req.params.uri, filter, routeExtra(ctx, true))) as never;
+  });
+  server.setRequestHandler('completion/complete', async (req, ctx) => {
+    const { ref, ...rest } = req.params;
+    const plain = ref as { type: string; name?: string; uri?: string };
+    if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
+    return (await router.complete(plain, rest, filter, routeExtra(ctx, false))) as never;
+  });
+  return server;
+}
