@@ -22,6 +22,11 @@ export type HandleOptions = {
   pingTimeoutMs: number;
 };
 
+type ProgressListener = { deliver: (progress: ProgressParams) => void; seen: number; caughtUp?: () => void };
+
+// How long an answer waits for progress events still in flight on the event port.
+const PROGRESS_CATCH_UP_MS = 1_000;
+
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 
@@ -34,7 +39,7 @@ export class BackendHandle {
   // Settles when the worker dies, so no routed request is left hanging on a dead thread.
   private workerGone: Promise<CallOutcome> = new Promise(() => undefined);
   private markWorkerGone: (outcome: CallOutcome) => void = () => undefined;
-  private readonly progressListeners = new Map<number, (progress: ProgressParams) => void>();
+  private readonly progressListeners = new Map<number, ProgressListener>();
 
   constructor(
     readonly spec: BackendSpec,
@@ -121,9 +126,14 @@ export class BackendHandle {
         if (s.supervision) s.supervision.state = 'stopped';
         this.options.onChange?.(s.name);
         return;
-      case 'progress':
-        this.progressListeners.get(event.callId)?.(event.progress);
+      case 'progress': {
+        const listener = this.progressListeners.get(event.callId);
+        if (!listener) return;
+        listener.seen++;
+        listener.deliver(event.progress);
+        listener.caughtUp?.();
         return;
+      }
       case 'backendLog':
         this.options.onBackendLog?.(s.name, event.params);
         return;
@@ -150,6 +160,17 @@ export class BackendHandle {
     this.options.onChange?.(s.name);
   }
 
+  private progressCaughtUp(listener: ProgressListener, expected: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, PROGRESS_CATCH_UP_MS);
+      listener.caughtUp = () => {
+        if (listener.seen < expected) return;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   /**
    * Routes one request to the worker. Resolves with an error outcome (never rejects) when the
    * worker is gone; `signal` cancels the call in the backend.
@@ -158,11 +179,14 @@ export class BackendHandle {
     const api = this.api;
     if (!api) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' is not running` } };
     const call: BackendCall = { callId: this.nextCallId++, method, params, wantsProgress: extra.onProgress !== undefined };
-    if (extra.onProgress) this.progressListeners.set(call.callId, extra.onProgress);
+    const listener: ProgressListener | undefined = extra.onProgress ? { deliver: extra.onProgress, seen: 0 } : undefined;
+    if (listener) this.progressListeners.set(call.callId, listener);
     const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
     extra.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await Promise.race([api.request(call), this.workerGone]);
+      const outcome = await Promise.race([api.request(call), this.workerGone]);
+      if (listener && (outcome.progressEvents ?? 0) > listener.seen) await this.progressCaughtUp(listener, outcome.progressEvents ?? 0);
+      return outcome;
     } catch (error) {
       return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' failed: ${(error as Error).message}` } };
     } finally {

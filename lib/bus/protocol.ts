@@ -31,7 +31,11 @@ export type BackendCall = {
 
 /** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
 export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
-export type CallOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: CallError };
+/**
+ * `progressEvents` counts the progress events emitted for the call: they travel on another port
+ * than the outcome, so the main thread waits for them before answering (none is lost or late).
+ */
+export type CallOutcome = ({ ok: true; result: Record<string, unknown> } | { ok: false; error: CallError }) & { progressEvents?: number };
 
 export type ProgressParams = { progress: number; total?: number; message?: string };
 

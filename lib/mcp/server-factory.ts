@@ -14,20 +14,33 @@ const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error
 const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 
 // Progress, cancellation and backend logs of one client request, wired to the backend call.
-function routeExtra(ctx: ServerContext, backendLogger: boolean): RouteExtra {
+// `settled` waits for the notifications already handed to the SDK: a client drops progress
+// that arrives after the response, so the response must not overtake them.
+function routeExtra(ctx: ServerContext, backendLogger: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const extra: RouteExtra = { signal: ctx.mcpReq.signal };
+  const pending: Promise<unknown>[] = [];
   if (token !== undefined) {
     extra.onProgress = (progress: ProgressParams) =>
-      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined);
+      void pending.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined));
   }
   if (backendLogger) {
     extra.onBackendLog = (params) => {
       const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
-      void ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined);
+      pending.push(ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined));
     };
   }
-  return extra;
+  return { extra, settled: () => Promise.all(pending) };
+}
+
+// Runs a routed call and answers only after its notifications went out.
+async function routed<T>(ctx: ServerContext, backendLogger: boolean, call: (extra: RouteExtra) => Promise<T>): Promise<T> {
+  const { extra, settled } = routeExtra(ctx, backendLogger);
+  try {
+    return await call(extra);
+  } finally {
+    await settled();
+  }
 }
 
 /** Sends one list's `list_changed` through a server (legacy session, or stdio either era). */
@@ -60,7 +73,7 @@ export function createGatewayServer({ catalog, router, filter }: GatewayServerOp
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
-    const result = await router.callTool(req.params.name, req.params.arguments, filter, routeExtra(ctx, true));
+    const result = await routed(ctx, true, (extra) => router.callTool(req.params.name, req.params.arguments, filter, extra));
     const tool = view().tools.find((t) => t.name === req.params.name);
     return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
   });
@@ -69,7 +82,7 @@ export function createGatewayServer({ catalog, router, filter }: GatewayServerOp
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('prompts/get', async (req, ctx) => {
-    return (await router.getPrompt(req.params.name, req.params.arguments, filter, routeExtra(ctx, true))) as never;
+    return (await routed(ctx, true, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
   });
   server.setRequestHandler('resources/list', (req) => {
     const { page, nextCursor } = paginate(view().resources, req.params?.cursor);
@@ -80,13 +93,13 @@ export function createGatewayServer({ catalog, router, filter }: GatewayServerOp
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('resources/read', async (req, ctx) => {
-    return (await router.readResource(req.params.uri, filter, routeExtra(ctx, true))) as never;
+    return (await routed(ctx, true, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
   });
   server.setRequestHandler('completion/complete', async (req, ctx) => {
     const { ref, ...rest } = req.params;
     const plain = ref as { type: string; name?: string; uri?: string };
     if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
-    return (await router.complete(plain, rest, filter, routeExtra(ctx, false))) as never;
+    return (await routed(ctx, false, (extra) => router.complete(plain, rest, filter, extra))) as never;
   });
   return server;
 }

@@ -10,6 +10,7 @@ export class PipeTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly buffer = new ReadBuffer();
   private closed = false;
+  private deferred = false;
 
   constructor(
     private readonly input: Readable,
@@ -25,7 +26,16 @@ export class PipeTransport implements Transport {
 
   private readonly onData = (chunk: Buffer) => {
     this.buffer.append(chunk);
+    if (!this.deferred) this.drain();
+  };
+
+  // The SDK runs notification handlers a microtask later but settles responses at once, so a
+  // progress notification followed by its response in one chunk would lose the progress. After
+  // a notification, the rest of the chunk waits for the next turn of the event loop.
+  private drain(): void {
+    this.deferred = false;
     for (;;) {
+      if (this.closed) return;
       let message: JSONRPCMessage | null;
       try {
         message = this.buffer.readMessage();
@@ -33,10 +43,15 @@ export class PipeTransport implements Transport {
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) break;
+      if (message === null) return;
       this.onmessage?.(message);
+      if ('method' in message && !('id' in message)) {
+        this.deferred = true;
+        setImmediate(() => this.drain());
+        return;
+      }
     }
-  };
+  }
 
   private readonly onStreamError = (error: Error) => this.onerror?.(error);
   private readonly onStreamClose = () => void this.close();

@@ -194,12 +194,15 @@ export class BackendRunner {
     }
     const abort = new AbortController();
     this.inflight.set(call.callId, abort);
+    let progressEvents = 0;
+    const onprogress = (progress: ProgressParams) => {
+      progressEvents++;
+      this.emit({ type: 'progress', callId: call.callId, progress });
+    };
     const options = {
       timeout: this.spec.requestTimeout,
       signal: abort.signal,
-      ...(call.wantsProgress
-        ? { onprogress: (progress: ProgressParams) => this.emit({ type: 'progress', callId: call.callId, progress }), resetTimeoutOnProgress: true }
-        : {}),
+      ...(call.wantsProgress ? { onprogress, resetTimeoutOnProgress: true } : {}),
     };
     try {
       const params = call.params as never;
@@ -211,9 +214,9 @@ export class BackendRunner {
             : call.method === 'prompts/get'
               ? await client.getPrompt(params, options)
               : await client.complete(params, options);
-      return { ok: true, result: result as Record<string, unknown> };
+      return { ok: true, result: result as Record<string, unknown>, progressEvents };
     } catch (error) {
-      return { ok: false, error: this.callError(error, abort.signal.aborted) };
+      return { ok: false, error: this.callError(error, abort.signal.aborted), progressEvents };
     } finally {
       this.inflight.delete(call.callId);
     }

@@ -1,0 +1,234 @@
+// End to end: real SDK clients (v2, and v1 as a legacy peer) through the real `agent serve`
+// against three kinds of backend: a v2 stdio fixture, server-everything, a streamable-HTTP fixture.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type HttpBackend, startHttpBackend } from '../fixtures/http-backend.ts';
+import { descendants, isAlive } from '../helpers/processes.ts';
+import { EVERYTHING_SERVER, FIXTURE_SERVER, poll, ROOT, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
+
+const LEGACY_SERVER = path.join(ROOT, 'test/fixtures/legacy-stdio-server.mjs');
+const node = process.execPath;
+const v2 = (url: URL, mode: 'legacy' | 'auto' = 'auto') => {
+  const client = new Client({ name: 'e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+  return { client, connect: () => client.connect(new StreamableHTTPClientTransport(url)) };
+};
+
+let remote: HttpBackend;
+let svc: Service;
+let servers: Record<string, unknown>;
+
+const E = suite('e2e mcp (streamable HTTP)');
+
+E.before(async () => {
+  remote = await startHttpBackend();
+  servers = {
+    fixture: { command: node, args: [FIXTURE_SERVER], tags: ['local', 'v2'] },
+    everything: { command: node, args: [EVERYTHING_SERVER, 'stdio'], tags: ['reference'] },
+    remote: { url: remote.url, tags: ['remote'] },
+    slowpoke: { command: node, args: [FIXTURE_SERVER], tags: ['local'], requestTimeout: 400 },
+    'legacy-auto': { command: node, args: [LEGACY_SERVER], tags: ['legacy'] },
+    'legacy-legacy': { command: node, args: [LEGACY_SERVER], protocolVersion: 'legacy', tags: ['legacy'] },
+    'legacy-pinned': { command: node, args: [LEGACY_SERVER], protocolVersion: '2026-07-28', tags: ['legacy'] },
+    'modern-legacy': { command: node, args: [FIXTURE_SERVER], protocolVersion: 'legacy', tags: ['v2'] },
+    'modern-pinned': { command: node, args: [FIXTURE_SERVER], protocolVersion: '2026-07-28', tags: ['v2'] },
+  };
+  svc = await startService({ config: { mcpServers: servers }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0'] });
+  await svc.waitFor(async () => {
+    const { body } = await svc.get('/health');
+    return body.servers?.details?.length === 9 && body.servers.details.every((d: any) => d.status !== 'disconnected') && body;
+  }, 'every backend connected or failed', 20_000);
+});
+
+E.after(async () => {
+  await svc.stop();
+  await remote.close();
+});
+
+E('e2e mcp :: a 2026-07-28 client lists, calls, reads, gets prompts and completes across backends', async () => {
+  const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
+  await connect();
+  assert.is(client.getNegotiatedProtocolVersion(), '2026-07-28');
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  for (const name of ['fixture_agent_echo', 'everything_agent_get-sum', 'remote_agent_shout', 'legacy-auto_agent_echo']) assert.ok(names.includes(name), name);
+  assert.not.ok(names.some((n) => n.startsWith('legacy-pinned_agent_')), 'a backend that failed to connect exposes nothing');
+  assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'hi' } })).content, [{ type: 'text', text: 'hi' }]);
+  assert.equal((await client.callTool({ name: 'remote_agent_shout', arguments: { text: 'hi' } })).content, [{ type: 'text', text: 'HI' }]);
+  const sum = await client.callTool({ name: 'everything_agent_get-sum', arguments: { a: 2, b: 3 } });
+  assert.match(JSON.stringify(sum.content), /5/);
+  const read = await client.readResource({ uri: 'fixture_agent_fixture://hello' });
+  assert.equal(read.contents, [{ uri: 'fixture_agent_fixture://hello', mimeType: 'text/plain', text: 'hello' }]);
+  const prompt = await client.getPrompt({ name: 'fixture_agent_greet', arguments: { name: 'Ada' } });
+  assert.equal(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Hello, Ada!' } }]);
+  const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'everything_agent_completable-prompt' }, argument: { name: 'department', value: 'En' } });
+  assert.ok(completion.completion.values.includes('Engineering'), JSON.stringify(completion));
+  assert.match(client.getInstructions() ?? '', /## fixture\nTest fixture server/);
+  await client.close();
+});
+
+E('e2e mcp :: a long call reports progress to the client that made it', async () => {
+  for (const mode of ['auto', 'legacy'] as const) {
+    const { client, connect } = v2(new URL(`${svc.base}/mcp`), mode);
+    await connect();
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'fixture_agent_slow', arguments: { steps: 3, delayMs: 50 } }, { onprogress: (p) => void seen.push(p.progress) });
+    assert.equal(result.content, [{ type: 'text', text: 'done after 3 steps' }]);
+    assert.equal(seen, [1, 2, 3], mode);
+    await client.close();
+  }
+});
+
+E('e2e mcp :: a 2025 client (v1 SDK) works and pages through a small page size transparently', async () => {
+  const client = new V1Client({ name: 'e2e-v1', version: '1.0.0' });
+  await client.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  assert.is(client.getServerVersion()?.name, 'agent');
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(tools.includes('fixture_agent_add'));
+  assert.equal((await client.callTool({ name: 'fixture_agent_add', arguments: { a: 2, b: 40 } })).content, [{ type: 'text', text: '42' }]);
+  const seen: number[] = [];
+  await client.callTool({ name: 'fixture_agent_slow', arguments: { steps: 2, delayMs: 20 } }, undefined, { onprogress: (p) => void seen.push(p.progress) });
+  assert.equal(seen, [1, 2]);
+  await client.close();
+});
+
+E('e2e mcp :: errors name the unknown tool, the disconnected backend and the timeout', async () => {
+  const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
+  await connect();
+  const failure = async (name: string, args: Record<string, unknown> = {}) => {
+    try {
+      await client.callTool({ name, arguments: args });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'no error';
+  };
+  assert.match(await failure('nope_agent_x'), /Unknown tool: nope_agent_x/);
+  assert.match(await failure('fixture_agent_missing'), /Unknown tool: fixture_agent_missing/);
+  assert.match(await failure('legacy-pinned_agent_echo', { text: 'x' }), /Backend 'legacy-pinned' is not connected \(status: error\)/);
+  assert.match(await failure('slowpoke_agent_slow', { steps: 1, delayMs: 3000 }), /timed out after 400 ms \(requestTimeout\)/);
+  assert.equal((await client.callTool({ name: 'slowpoke_agent_echo', arguments: { text: 'still fine' } })).content, [{ type: 'text', text: 'still fine' }]);
+  await client.close();
+});
+
+E('e2e mcp :: each protocolVersion mode against a legacy (v1) and a modern (v2) backend', async () => {
+  const connected = (name: string) => svc.logs.find((l) => l.msg === 'backend connected' && l.backend === name)?.protocolVersion;
+  assert.is(connected('legacy-auto'), '2025-11-25', 'auto falls back on a positive legacy answer');
+  assert.is(connected('legacy-legacy'), '2025-11-25');
+  assert.is(connected('modern-legacy'), '2025-11-25', 'legacy pins the 2025 client');
+  assert.is(connected('modern-pinned'), '2026-07-28');
+  assert.is(connected('fixture'), '2026-07-28', 'auto prefers the modern protocol');
+  assert.is(connected('legacy-pinned'), undefined);
+  const { body } = await svc.get('/health');
+  const pinned = body.servers.details.find((d: any) => d.name === 'legacy-pinned');
+  assert.is(pinned.status, 'error');
+  assert.match(pinned.lastError, /did not offer pinned protocol version 2026-07-28/);
+});
+
+E('e2e mcp :: tag filters select the backends a session sees; a malformed filter is a 400', async () => {
+  const list = async (query: string) => {
+    const { client, connect } = v2(new URL(`${svc.base}/mcp?${query}`), 'auto');
+    await connect();
+    const servers = new Set((await client.listTools()).tools.map((t) => t.name.split('_agent_')[0]));
+    await client.close();
+    return [...servers].sort();
+  };
+  assert.equal(await list('tags=remote'), ['remote']);
+  assert.equal(await list('tags=reference,REMOTE'), ['everything', 'remote']);
+  assert.equal(await list(`tag-filter=${encodeURIComponent('local and not v2')}`), ['slowpoke']);
+  assert.equal(await list(`tag-filter=${encodeURIComponent('(legacy or v2) and not local')}`), ['legacy-auto', 'legacy-legacy', 'modern-legacy', 'modern-pinned']);
+  // A tool of a backend outside the filter is unknown to that session.
+  const { client, connect } = v2(new URL(`${svc.base}/mcp?tags=remote`), 'legacy');
+  await connect();
+  const outside = await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'x' } }).then(() => 'no error', (e: Error) => e.message);
+  assert.match(outside, /Unknown tool: fixture_agent_echo/);
+  await client.close();
+  const bad = await fetch(`${svc.base}/mcp?tag-filter=${encodeURIComponent('(local or')}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  assert.is(bad.status, 400);
+  assert.equal(await bad.json(), { error: 'invalid_tag_filter', message: 'expected a tag, "not" or "(", found the end of the expression at position 10' });
+  const both = await fetch(`${svc.base}/mcp?tags=a&tag-filter=b`, { method: 'POST', body: '{}' });
+  assert.is(both.status, 400);
+});
+
+E('e2e mcp :: the legacy SSE endpoint serves v1 and v2 SSE clients', async () => {
+  const v1 = new V1Client({ name: 'e2e-v1-sse', version: '1.0.0' });
+  await v1.connect(new V1SseTransport(new URL(`${svc.base}/sse?tags=remote`)));
+  assert.equal((await v1.listTools()).tools.map((t) => t.name), ['remote_agent_shout']);
+  assert.equal((await v1.callTool({ name: 'remote_agent_shout', arguments: { text: 'sse' } })).content, [{ type: 'text', text: 'SSE' }]);
+  await v1.close();
+  const client = new Client({ name: 'e2e-v2-sse', version: '1.0.0' });
+  await client.connect(new SSEClientTransport(new URL(`${svc.base}/sse`)));
+  assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'over sse' } })).content, [{ type: 'text', text: 'over sse' }]);
+  await client.close();
+});
+
+E('e2e mcp :: list_changed reaches 2025 and 2026-07-28 clients when a backend stops and comes back', async () => {
+  const v1 = new V1Client({ name: 'e2e-v1-watch', version: '1.0.0' });
+  let v1Changes = 0;
+  v1.setNotificationHandler(ToolListChangedNotificationSchema, async () => void v1Changes++);
+  await v1.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  let modernTools: string[] | null = null;
+  let modernChanges = 0;
+  const modern = new Client(
+    { name: 'e2e-v2-watch', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' }, listChanged: { tools: { debounceMs: 0, onChanged: (_e, tools) => { modernChanges++; modernTools = (tools ?? []).map((t) => t.name); } } } },
+  );
+  await modern.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
+  await new Promise((r) => setTimeout(r, 300)); // the v1 client opens its GET stream after initialize
+
+  writeConfig(svc.configFile, { mcpServers: { ...servers, remote: { ...(servers.remote as object), disabled: true } } });
+  await poll(async () => v1Changes >= 1 && modernChanges >= 1, 'list_changed after the backend stopped');
+  assert.not.ok((await v1.listTools()).tools.some((t) => t.name === 'remote_agent_shout'));
+  assert.not.ok(modernTools!.includes('remote_agent_shout'));
+
+  const [v1Before, modernBefore] = [v1Changes, modernChanges];
+  writeConfig(svc.configFile, { mcpServers: servers });
+  await poll(async () => v1Changes > v1Before && modernTools?.includes('remote_agent_shout'), 'list_changed after the backend came back');
+  assert.ok((await v1.listTools()).tools.some((t) => t.name === 'remote_agent_shout'));
+  assert.ok(modernChanges > modernBefore);
+  await v1.close();
+  await modern.close();
+});
+
+E.run();
+
+// ---------------------------------------------------------------------------------------------
+const S = suite('e2e mcp (stdio serve mode)');
+
+S('e2e mcp :: --transport stdio --no-http serves one client; EOF on stdin shuts down cleanly', async () => {
+  const dir = tempDir();
+  const configFile = path.join(dir, 'mcp.json');
+  writeConfig(configFile, { mcpServers: { fixture: { command: node, args: [FIXTURE_SERVER] } } });
+  const transport = new StdioClientTransport({
+    command: node,
+    args: ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const client = new Client({ name: 'e2e-stdio', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+  await client.connect(transport);
+  const pid = transport.pid!;
+  const tools = await poll(async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    return names.includes('fixture_agent_echo') && names;
+  }, 'fixture tools over stdio');
+  assert.ok(tools.includes('fixture_agent_pid'));
+  assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'stdio' } })).content, [{ type: 'text', text: 'stdio' }]);
+  assert.not.match(stderr, /listening on/, 'no HTTP listener with --no-http');
+  const tree = descendants(pid);
+  assert.ok(tree.length >= 1, 'the backend runs under the service');
+  await client.close(); // closes stdin: EOF
+  await poll(async () => !isAlive(pid), 'the service to exit after EOF', 10_000);
+  await poll(async () => tree.every((p) => !isAlive(p)), 'backends to end', 5_000);
+  assert.match(stderr, /stdin closed/);
+  assert.match(stderr, /"msg":"stopped"/);
+});
+
+S.run();
