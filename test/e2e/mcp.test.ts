@@ -94,6 +94,16 @@ E('e2e mcp :: a 2025 client (v1 SDK) works and pages through a small page size t
   const seen: number[] = [];
   await client.callTool({ name: 'fixture_agent_slow', arguments: { steps: 2, delayMs: 20 } }, undefined, { onprogress: (p) => void seen.push(p.progress) });
   assert.equal(seen, [1, 2]);
+  // DELETE ends the session: the same session id is then unknown.
+  const transport = client.transport as V1HttpTransport;
+  const sessionId = transport.sessionId!;
+  await transport.terminateSession();
+  const after = await fetch(`${svc.base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+  });
+  assert.is(after.status, 404);
   await client.close();
 });
 
@@ -232,3 +242,33 @@ S('e2e mcp :: --transport stdio --no-http serves one client; EOF on stdin shuts 
 });
 
 S.run();
+
+// ---------------------------------------------------------------------------------------------
+const R = suite('e2e mcp (remote backend reconnect)');
+
+R('e2e mcp :: a remote backend that is down shows error, then connects when it comes up', async () => {
+  const probe = await startHttpBackend();
+  const port = Number(new URL(probe.url).port);
+  await probe.close(); // nothing listens there now
+  const service = await startService({ config: { mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, connectionTimeout: 2000 } } }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0'] });
+  let revived: HttpBackend | undefined;
+  try {
+    const down = await service.waitFor(async () => {
+      const { body } = await service.get('/health');
+      return body.servers?.details?.[0]?.status === 'error' && body.servers.details[0];
+    }, 'remote in error');
+    assert.match(down.lastError, /fetch failed|ECONNREFUSED|connect/i);
+    await service.waitForLog((l) => l.msg === 'reconnecting to the remote backend');
+    revived = await startHttpBackend(port);
+    await service.waitFor(async () => (await service.get('/health')).body.servers?.details?.[0]?.status === 'connected', 'remote reconnected', 20_000);
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.base}/mcp`)));
+    assert.equal((await client.callTool({ name: 'remote_agent_shout', arguments: { text: 'back' } })).content, [{ type: 'text', text: 'BACK' }]);
+    await client.close();
+  } finally {
+    await service.stop();
+    await revived?.close();
+  }
+});
+
+R.run();
