@@ -1,12 +1,15 @@
-// Main-thread side of one backend worker: creates the thread, applies its events to the state
-// table, and stops it. A worker that dies is a backend failure; the main thread carries on.
+// Main-thread side of one backend: its worker thread, the events it reports (applied to the
+// state table), the requests routed to it, and, for supervised stdio backends, the supervisor.
+// A worker that dies is a backend failure; the main thread carries on.
 import { MessageChannel, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
 import { sanitize } from '../health/sanitize.ts';
 import type { Logger, LogFormat, LogLevel } from '../log/logger.ts';
-import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallOutcome, ProgressParams, WorkerEvent } from './protocol.ts';
+import { Supervisor } from '../supervision/driver.ts';
+import type { SupervisorState } from '../supervision/machine.ts';
+import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallError, CallOutcome, ProgressParams, WorkerEvent } from './protocol.ts';
 import { type BackendState, newBackendState } from './state-table.ts';
 import { workerEntry } from './worker-entry.ts';
 
@@ -20,44 +23,63 @@ export type HandleOptions = {
   logFormat: LogFormat;
   pingIntervalMs: number;
   pingTimeoutMs: number;
+  stopGraceMs: number;
 };
 
 type ProgressListener = { deliver: (progress: ProgressParams) => void; seen: number; caughtUp?: () => void };
+type Inflight = { settle: (outcome: CallOutcome) => void };
 
 // How long an answer waits for progress events still in flight on the event port.
 const PROGRESS_CATCH_UP_MS = 1_000;
-
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 
 export class BackendHandle {
   readonly state: BackendState;
+  readonly supervisor: Supervisor | null;
   private worker: Worker | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
   private stopping: Promise<void> | null = null;
   private nextCallId = 1;
-  // Settles when the worker dies, so no routed request is left hanging on a dead thread.
-  private workerGone: Promise<CallOutcome> = new Promise(() => undefined);
-  private markWorkerGone: (outcome: CallOutcome) => void = () => undefined;
+  private readonly inflight = new Map<number, Inflight>();
   private readonly progressListeners = new Map<number, ProgressListener>();
 
   constructor(
     readonly spec: BackendSpec,
     private readonly options: HandleOptions,
   ) {
-    const supervised = spec.type === 'stdio' && spec.supervision.restartOnExit;
-    this.state = newBackendState(
-      spec.name,
-      spec.tags,
-      supervised ? { state: 'starting', attempt: 0, limit: spec.supervision.maxRestarts === 0 ? null : spec.supervision.maxRestarts, nextRetryAt: null } : null,
-    );
+    this.state = newBackendState(spec.name, spec.tags, null);
+    this.supervisor =
+      spec.type === 'stdio' && spec.supervision.restartOnExit
+        ? new Supervisor(spec.supervision, {
+            spawn: () => this.spawn(),
+            kill: () => this.killChild(),
+            failInflight: (reason) => this.failInflight(reason),
+            publish: (state) => this.publishSupervision(state),
+          })
+        : null;
+    if (this.supervisor) this.publishSupervision(this.supervisor.state);
   }
 
   private get log() {
     return this.options.log;
   }
 
+  private get name() {
+    return this.spec.name;
+  }
+
   start(): void {
+    this.spawn();
+  }
+
+  // A fresh process, transport and MCP client: in the running worker, or in a new one.
+  private spawn(): void {
+    if (this.stopping) return;
+    if (this.worker && this.api) {
+      this.api.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
+      return;
+    }
     const { file, workerData } = workerEntry('backend');
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
@@ -68,17 +90,22 @@ export class BackendHandle {
       pingIntervalMs: this.options.pingIntervalMs,
       pingTimeoutMs: this.options.pingTimeoutMs,
     };
-    this.workerGone = new Promise((resolve) => (this.markWorkerGone = resolve));
-    const worker = new Worker(file, { workerData: data, transferList: [channel.port2], name: `backend:${this.spec.name}`, stdout: true, stderr: false });
+    const worker = new Worker(file, { workerData: data, transferList: [channel.port2], name: `backend:${this.name}`, stdout: true, stderr: false });
     // stdout may carry the MCP protocol (stdio mode): anything a worker prints goes to stderr instead.
     worker.stdout.pipe(process.stderr, { end: false });
+    const api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.worker = worker;
-    this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
-    worker.on('message', (event: WorkerEvent) => this.onEvent(event));
-    worker.on('error', (error) => this.onWorkerDeath(`backend worker thread failed: ${error.message}`));
+    this.api = api;
+    this.state.phase = 'starting';
+    worker.on('message', (event: WorkerEvent) => {
+      if (this.worker === worker) this.onEvent(event);
+    });
+    worker.on('error', (error) => {
+      if (this.worker === worker) this.onWorkerDeath(`backend worker thread failed: ${error.message}`);
+    });
     worker.on('exit', (code) => {
-      if (!this.stopping) this.onWorkerDeath(`backend worker thread exited with code ${code}`);
       channel.port1.close();
+      if (this.worker === worker && !this.stopping) this.onWorkerDeath(`backend worker thread exited with code ${code}`);
     });
   }
 
@@ -101,8 +128,8 @@ export class BackendHandle {
         s.inventory = event.inventory;
         s.instructions = event.instructions;
         s.protocolVersion = event.protocolVersion;
-        if (s.supervision) s.supervision.state = 'connected';
         this.log.info({ backend: s.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.inventory.tools.length }, 'backend connected');
+        void this.supervisor?.send({ type: 'connected' });
         this.options.onChange?.(s.name);
         return;
       case 'inventory':
@@ -114,16 +141,16 @@ export class BackendHandle {
         if (!event.ok) this.log.warn({ backend: s.name, missed: s.missedPings, error: sanitize(event.error?.message) }, 'backend did not answer ping');
         return;
       case 'failed':
-        this.fail(event.authRequired ? 'awaiting_oauth' : 'failed', event.error.message, event.at);
+        if (event.exit) s.lastExit = event.exit;
+        this.ended(event.authRequired ? 'awaiting_oauth' : 'failed', event.error.message, event.at);
         return;
       case 'exited':
         s.lastExit = event.exit;
-        this.fail('exited', event.error?.message ?? 'backend process exited', event.at);
+        this.ended('exited', event.error?.message ?? 'backend process exited', event.at);
         return;
       case 'stopped':
         s.phase = 'stopped';
         s.pid = null;
-        if (s.supervision) s.supervision.state = 'stopped';
         this.options.onChange?.(s.name);
         return;
       case 'progress': {
@@ -147,17 +174,78 @@ export class BackendHandle {
     }
   }
 
-  private fail(phase: 'failed' | 'exited' | 'awaiting_oauth', message: string, at: number): void {
+  // The backend stopped working (failed start, exit, broken transport, dead worker).
+  private ended(phase: 'failed' | 'exited' | 'awaiting_oauth', message: string, at: number): void {
     const s = this.state;
+    if (this.stopping) return;
     s.phase = phase;
     s.firstConnect = false;
     s.pid = null;
     s.lastError = sanitize(message);
     s.lastCriticalAt = at;
-    // Restarting comes with supervision; until then an ended supervised backend is not running.
-    if (s.supervision) s.supervision.state = 'stopped';
     this.log.error({ backend: s.name, error: s.lastError }, phase === 'awaiting_oauth' ? 'backend requires OAuth authentication' : 'backend failed');
+    if (this.supervisor) void this.supervisor.send({ type: 'exited' });
+    else this.failInflight('stopped', 'exited');
     this.options.onChange?.(s.name);
+  }
+
+  private publishSupervision(state: SupervisorState): void {
+    this.state.supervision = { state: state.phase, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: state.nextRetryAt };
+    if (state.phase === 'restarting' && state.nextRetryAt !== null) {
+      this.log.warn({ backend: this.name, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
+    } else if (state.phase === 'crashLoop') {
+      this.log.error({ backend: this.name, attempts: state.attempt }, 'backend is in crash loop: restart it with `agent mcp restart` or fix its configuration');
+    }
+  }
+
+  // In-flight requests fail at once and are never replayed.
+  private failInflight(reason: 'restarting' | 'crashLoop' | 'stopped', how: 'exited' | 'stopped' = reason === 'stopped' ? 'stopped' : 'exited'): void {
+    const message =
+      reason === 'restarting'
+        ? `backend '${this.name}' restarted; the request was not completed and is not replayed`
+        : reason === 'crashLoop'
+          ? `backend '${this.name}' exited and is in crash loop; the request was not completed`
+          : how === 'exited'
+            ? `backend '${this.name}' exited; the request was not completed`
+            : `backend '${this.name}' was stopped; the request was not completed`;
+    const error: CallError = { kind: 'disconnected', code: -32603, message };
+    for (const call of [...this.inflight.values()]) call.settle({ ok: false, error });
+    this.inflight.clear();
+  }
+
+  // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
+  private onWorkerDeath(reason: string): void {
+    const pid = this.state.pid;
+    if (pid !== null) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    const worker = this.worker;
+    this.worker = null;
+    this.api = null;
+    void worker?.terminate();
+    this.ended('failed', reason, Date.now());
+  }
+
+  /** The operator's `agent mcp restart`: immediate, resets the counter, works from crash loop. */
+  async restart(): Promise<void> {
+    if (this.stopping) throw new Error(`backend '${this.name}' is stopping`);
+    if (this.supervisor) return this.supervisor.send({ type: 'operatorRestart' });
+    this.failInflight('restarting');
+    await this.killChild();
+    this.spawn();
+  }
+
+  private async killChild(): Promise<void> {
+    const api = this.api;
+    if (!api || this.stopping) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs * 2 + STOP_MARGIN_MS)));
+    await Promise.race([api.stop({ graceMs: this.options.stopGraceMs }).catch(() => undefined), deadline]);
+    clearTimeout(timer);
   }
 
   private progressCaughtUp(listener: ProgressListener, expected: number): Promise<void> {
@@ -172,65 +260,61 @@ export class BackendHandle {
   }
 
   /**
-   * Routes one request to the worker. Resolves with an error outcome (never rejects) when the
-   * worker is gone; `signal` cancels the call in the backend.
+   * Routes one request to the worker. Never rejects: a failure, a restart or a dead worker
+   * comes back as an error outcome; `signal` cancels the call in the backend.
    */
   async request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void } = {}): Promise<CallOutcome> {
     const api = this.api;
-    if (!api) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' is not running` } };
+    if (!api || this.state.phase !== 'connected') {
+      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' is not connected` } };
+    }
     const call: BackendCall = { callId: this.nextCallId++, method, params, wantsProgress: extra.onProgress !== undefined };
     const listener: ProgressListener | undefined = extra.onProgress ? { deliver: extra.onProgress, seen: 0 } : undefined;
     if (listener) this.progressListeners.set(call.callId, listener);
+    const failed = new Promise<CallOutcome>((settle) => this.inflight.set(call.callId, { settle }));
     const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
     extra.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const outcome = await Promise.race([api.request(call), this.workerGone]);
+      const outcome = await Promise.race([api.request(call), failed]);
       if (listener && (outcome.progressEvents ?? 0) > listener.seen) await this.progressCaughtUp(listener, outcome.progressEvents ?? 0);
       return outcome;
     } catch (error) {
-      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' failed: ${(error as Error).message}` } };
+      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' failed: ${(error as Error).message}` } };
     } finally {
+      this.inflight.delete(call.callId);
       this.progressListeners.delete(call.callId);
       extra.signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
-  private onWorkerDeath(reason: string): void {
-    this.markWorkerGone({ ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.spec.name}' failed: ${reason}` } });
-    const pid = this.state.pid;
-    if (pid !== null) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    this.worker = null;
-    this.fail('failed', reason, Date.now());
-  }
-
   /** Stops the child politely then forcefully, then the worker; resolves when both are gone. */
-  stop(graceMs: number): Promise<void> {
-    this.stopping ??= this.doStop(graceMs);
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
     return this.stopping;
   }
 
-  private async doStop(graceMs: number): Promise<void> {
+  private async doStop(): Promise<void> {
+    void this.supervisor?.send({ type: 'stop' });
+    this.failInflight('stopped');
     const worker = this.worker;
     const api = this.api;
     this.state.phase = 'stopping';
-    if (this.state.supervision) this.state.supervision.state = 'stopped';
     if (worker && api) {
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs * 2 + STOP_MARGIN_MS)));
-      await Promise.race([api.stop({ graceMs }).catch(() => undefined), deadline]);
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs * 2 + STOP_MARGIN_MS)));
+      await Promise.race([api.stop({ graceMs: this.options.stopGraceMs }).catch(() => undefined), deadline]);
       clearTimeout(timer);
       const pid = this.state.pid;
+      if (pid !== null && (this.state.phase as string) !== 'stopped') {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
       await worker.terminate();
-      if (pid !== null && (this.state.phase as string) !== 'stopped') this.onWorkerDeath('backend worker did not stop in time');
+      api[Comlink.releaseProxy]();
     }
-    this.api?.[Comlink.releaseProxy]();
     this.api = null;
     this.worker = null;
     this.state.phase = 'stopped';

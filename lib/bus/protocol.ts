@@ -52,7 +52,7 @@ export type WorkerEvent = Versioned<
   | { type: 'inventory'; inventory: Inventory }
   | { type: 'ping'; at: number; ok: boolean; error: WireError | null }
   /** Connecting failed or the connection broke. `authRequired` marks an HTTP 401. */
-  | { type: 'failed'; at: number; error: WireError; authRequired: boolean }
+  | { type: 'failed'; at: number; error: WireError; authRequired: boolean; exit: ExitInfo | null }
   | { type: 'exited'; at: number; exit: ExitInfo; error: WireError | null }
   | { type: 'stopped'; at: number }
   | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }

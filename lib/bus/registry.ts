@@ -80,7 +80,7 @@ export class BackendRegistry {
     this.handles.set(name, next);
     this.table.backends.set(name, next.state);
     if (previous) this.options.onChange?.(name);
-    if (previous) await previous.stop(this.options.stopGraceMs);
+    if (previous) await previous.stop();
     next.start();
   }
 
@@ -89,14 +89,14 @@ export class BackendRegistry {
     this.handles.delete(name);
     const existed = this.table.backends.delete(name);
     if (existed) this.options.onChange?.(name);
-    await handle?.stop(this.options.stopGraceMs);
+    await handle?.stop();
   }
 
   /** Stops every backend in parallel (shutdown). */
   async stopAll(): Promise<void> {
     const handles = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(handles.map((h) => h.stop(this.options.stopGraceMs)));
+    await Promise.all(handles.map((h) => h.stop()));
   }
 
   handle(name: string): BackendHandle | undefined {

@@ -3,6 +3,7 @@ import {
   type BackendCall,
   type CallError,
   type CallOutcome,
+  type ExitInfo,
   type Inventory,
   type ProgressParams,
   toWireError,
@@ -113,10 +114,10 @@ export class BackendRunner {
       this.watchAfterConnect(client);
     } catch (error) {
       if (this.stopping) return;
-      const wire = await this.startError(error);
+      const { wire, exit } = await this.startError(error);
       await this.teardown(500);
       const authRequired = isAuthError(error);
-      this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired });
+      this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired, exit });
       // Credentials do not fix themselves: a 401 waits for a configuration change.
       if (!authRequired) this.scheduleReconnect();
     }
@@ -136,16 +137,21 @@ export class BackendRunner {
 
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
   // broken pipe better than the pipe error the client saw first.
-  private async startError(error: unknown): Promise<WireError> {
+  private async startError(error: unknown): Promise<{ wire: WireError; exit: ExitInfo | null }> {
     const child = this.child;
     if (child && this.spec.type === 'stdio') {
-      const exit = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
-      if (exit?.spawnError) return { name: 'SpawnError', message: describeStartFailure(this.spec, exit.spawnError) };
-      if (exit) return { name: 'BackendExited', message: describeExit(exit, 'during initialize', this.lastStderrLine) };
+      const exited = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
+      if (exited) {
+        const { spawnError, ...exit } = exited;
+        const wire = spawnError
+          ? { name: 'SpawnError', message: describeStartFailure(this.spec, spawnError) }
+          : { name: 'BackendExited', message: describeExit(exited, 'during initialize', this.lastStderrLine) };
+        return { wire, exit };
+      }
     }
     const wire = toWireError(error);
     if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
-    return wire;
+    return { wire, exit: null };
   }
 
   private startChild(spec: StdioSpec): SpawnedChild {
@@ -256,7 +262,7 @@ export class BackendRunner {
       client.onclose = () => {
         if (this.stopping) return;
         this.disconnected();
-        this.emit({ type: 'failed', at: Date.now(), error: { name: 'ConnectionClosed', message: 'the connection to the remote backend closed' }, authRequired: false });
+        this.emit({ type: 'failed', at: Date.now(), error: { name: 'ConnectionClosed', message: 'the connection to the remote backend closed' }, authRequired: false, exit: null });
         this.scheduleReconnect();
       };
     }
