@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `agent` command line: parses, calls lib/, prints, and sets the exit code.
 import sade from 'sade';
+import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, statusCommand } from '../lib/cli/mcp-commands.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
 import { serve } from '../lib/service/serve.ts';
 import { SERVICE_VERSION } from '../lib/version.ts';
@@ -59,6 +60,35 @@ prog
     process.on('SIGTERM', onSignal);
     void service.done.then(() => process.exit(0));
   });
+
+// Prints a command's result and exits with its code.
+function finish(result: CommandResult): never {
+  if (result.stdout) process.stdout.write(result.stdout);
+  if (result.stderr) process.stderr.write(result.stderr);
+  process.exit(result.code);
+}
+
+prog
+  .command('mcp status [server]')
+  .describe('Live state of each backend from the running service; the configured view when none runs.')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .option('--json', 'Machine-readable output')
+  .action(async (server: string | undefined, flags: Record<string, unknown>) => finish(await statusCommand(server, flags as LocationFlags & { json?: boolean })));
+
+prog
+  .command('mcp restart <server>')
+  .describe('Restart a backend of the running service at once (also from crash loop).')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .action(async (server: string, flags: Record<string, unknown>) => finish(await restartCommand(server, flags as LocationFlags)));
+
+prog
+  .command('mcp reload')
+  .describe('Make the running service reload its configuration now.')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .action(async (flags: Record<string, unknown>) => finish(await reloadCommand(flags as LocationFlags)));
 
 prog.parse(process.argv, {
   unknown: (flag: string) => usageError(`Unknown option ${flag}`),

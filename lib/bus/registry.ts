@@ -102,4 +102,11 @@ export class BackendRegistry {
   handle(name: string): BackendHandle | undefined {
     return this.handles.get(name);
   }
+
+  /** Names known to the configuration, with why a name has no running backend. */
+  describe(name: string): 'running' | 'disabled' | 'invalid' | 'unknown' {
+    if (this.handles.has(name)) return 'running';
+    if (this.table.disabled.has(name)) return 'disabled';
+    return this.table.backends.has(name) ? 'invalid' : 'unknown';
+  }
 }

@@ -2,7 +2,7 @@
 // clock and the process facts come in as arguments so every level can be table-tested.
 import type { BackendState, StateTable } from '../bus/state-table.ts';
 import type { HealthLevel } from './levels.ts';
-import { isHealthy, isReady, type OverallStatus, overallStatus, serverStatus } from './status.ts';
+import { isHealthy, isReady, type OverallStatus, overallStatus, type ServerStatus, serverStatus } from './status.ts';
 
 export type ProcessFacts = {
   uptimeSeconds: number;
@@ -113,4 +113,143 @@ export function buildReadinessReport(table: StateTable, level: HealthLevel, now:
 
 export function buildLivenessReport(now: number) {
   return { status: 'alive', timestamp: new Date(now).toISOString() } as const;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /health/mcp and GET /health/mcp/:serverName (decisions §3)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The per-server `state` of the `/health/mcp*` bodies: the supervision state of a supervised
+ * backend once supervision has left `starting`, otherwise one derived from the server status,
+ * with `connecting` for a first connection in progress; `disabled` only for a disabled server.
+ */
+export type McpServerState = ServerStatus | 'connecting' | 'restarting' | 'crashLoop' | 'stopped' | 'disabled';
+
+type StateFacts = Pick<BackendState, 'phase' | 'firstConnect' | 'supervision'>;
+
+/**
+ * True while a backend's first connection attempt is under way: the worker is loading or the
+ * backend is connecting, no attempt has ended yet, and supervision (if any) has not seen an
+ * outcome either (a supervised backend that is restarting is not on its first connect, even if
+ * its first attempt never succeeded).
+ */
+export function firstConnectInProgress(b: StateFacts): boolean {
+  return b.firstConnect && (b.phase === 'starting' || b.phase === 'connecting') && (b.supervision === null || b.supervision.state === 'starting');
+}
+
+export function mcpServerState(b: StateFacts): McpServerState {
+  const supervised = b.supervision?.state;
+  if (supervised !== undefined && supervised !== 'starting') return supervised;
+  if (firstConnectInProgress(b)) return 'connecting';
+  return serverStatus(b);
+}
+
+export type McpLoadingCounts = {
+  complete: number;
+  total: number;
+  pending: number;
+  connecting: number;
+  ready: number;
+  failed: number;
+  awaitingOAuth: number;
+};
+
+/**
+ * The `loading` counts of GET /health/mcp, over the enabled backends (the state table holds
+ * no disabled server):
+ * - total: enabled backends, invalid entries included (they show as status `error`);
+ * - pending: backends whose first connection has not started yet. The state table has no such
+ *   phase (a backend enters it already `starting`, an invalid entry is never started), so this
+ *   is always 0; the key stays so the shape never changes;
+ * - connecting: first connection in progress (`firstConnectInProgress`);
+ * - complete: total - connecting - pending, i.e. the first attempt has ended, whatever its outcome;
+ * - ready: server status `connected`;
+ * - failed: server status `error` (invalid entry, failed start or initialize, unsupervised
+ *   exit, transport error, crash loop; a supervised backend waiting for its restart is not);
+ * - awaitingOAuth: server status `awaiting_oauth`.
+ * ready + failed + awaitingOAuth can be below complete: a restarting, stopping or stopped
+ * backend, or a remote one reconnecting, is complete but in none of the three.
+ */
+export function mcpLoadingCounts(backends: Iterable<StateFacts>): McpLoadingCounts {
+  const counts = { complete: 0, total: 0, pending: 0, connecting: 0, ready: 0, failed: 0, awaitingOAuth: 0 };
+  for (const b of backends) {
+    counts.total++;
+    if (firstConnectInProgress(b)) {
+      counts.connecting++;
+      continue;
+    }
+    const status = serverStatus(b);
+    if (status === 'connected') counts.ready++;
+    else if (status === 'error') counts.failed++;
+    else if (status === 'awaiting_oauth') counts.awaitingOAuth++;
+  }
+  counts.complete = counts.total - counts.connecting - counts.pending;
+  return counts;
+}
+
+export type McpLoadingStatus = 'loading' | 'degraded' | 'ready';
+
+/**
+ * `loading` (202) while any enabled backend is on its first connect, and also while no
+ * configuration has loaded yet (loading has not even begun); otherwise `degraded` (200) if any
+ * enabled backend is not connected; otherwise `ready` (200), including when no backend is
+ * enabled.
+ */
+export function mcpLoadingStatus(loaded: boolean, counts: McpLoadingCounts): { status: McpLoadingStatus; httpStatus: 200 | 202 } {
+  if (!loaded || counts.connecting > 0 || counts.pending > 0) return { status: 'loading', httpStatus: 202 };
+  if (counts.ready < counts.total) return { status: 'degraded', httpStatus: 200 };
+  return { status: 'ready', httpStatus: 200 };
+}
+
+export type McpLoadingReport = { httpStatus: 200 | 202; status: McpLoadingStatus; body: Record<string, unknown> };
+
+export function buildMcpLoadingReport(table: StateTable, level: HealthLevel, now: number): McpLoadingReport {
+  const backends = [...table.backends.values()];
+  const loading = mcpLoadingCounts(backends);
+  const { status, httpStatus } = mcpLoadingStatus(table.configuration.loaded, loading);
+  const body: Record<string, unknown> = {
+    status,
+    timestamp: new Date(now).toISOString(),
+    loading,
+    backendSupervision: supervisionSummary(backends, level),
+  };
+  if (level !== 'minimal') body.servers = backends.map((b) => ({ name: b.name, state: mcpServerState(b), lastError: b.lastError }));
+  return { httpStatus, status, body };
+}
+
+/** The longest server name echoed back in a 404 message (the name comes from the URL). */
+export const MAX_ECHOED_NAME_LENGTH = 100;
+
+export type McpServerReport = { httpStatus: 200 | 202 | 404 | 503; body: Record<string, unknown> };
+
+/**
+ * GET /health/mcp/:serverName. 200 connected and healthy, 202 first connect in progress, 503
+ * any other state (a connected backend that is not healthy included), 404 for an unknown name.
+ * Body `{name, state, timestamp}`; basic adds the backend's supervision entry (no pids) plus
+ * `status` and `lastError`, full adds the pids; an unsupervised backend gets only `status` and
+ * `lastError`. A disabled server has no backend, so no facts at any level.
+ */
+export function buildMcpServerReport(table: StateTable, name: string, level: HealthLevel, now: number): McpServerReport {
+  const timestamp = new Date(now).toISOString();
+  if (table.disabled.has(name)) return { httpStatus: 503, body: { name, state: 'disabled', timestamp } };
+  const b = table.backends.get(name);
+  if (!b) {
+    // Code points, not UTF-16 units, so a cut never leaves half a surrogate pair.
+    const shown = [...name].slice(0, MAX_ECHOED_NAME_LENGTH).join('');
+    return { httpStatus: 404, body: { error: 'not_found', message: `Server '${shown}' not found`, timestamp } };
+  }
+  const state = mcpServerState(b);
+  const httpStatus = state === 'connecting' ? 202 : state === 'connected' && isHealthy(b, now) ? 200 : 503;
+  const body: Record<string, unknown> = { name: b.name, state, timestamp };
+  if (level !== 'minimal') {
+    if (b.supervision) {
+      // The entry's own `name` and raw supervision `state` give way to the report's.
+      const { name: _name, state: _state, ...facts } = supervisionEntry(b, level);
+      Object.assign(body, facts);
+    }
+    body.status = serverStatus(b);
+    body.lastError = b.lastError;
+  }
+  return { httpStatus, body };
 }

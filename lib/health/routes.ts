@@ -4,7 +4,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StateTable } from '../bus/state-table.ts';
 import type { HealthLevel } from './levels.ts';
 import type { HealthRateLimiter } from './rate-limit.ts';
-import { buildHealthReport, buildLivenessReport, buildReadinessReport, type HealthReport, type ProcessFacts } from './report.ts';
+import {
+  buildHealthReport,
+  buildLivenessReport,
+  buildMcpLoadingReport,
+  buildMcpServerReport,
+  buildReadinessReport,
+  type HealthReport,
+  type ProcessFacts,
+} from './report.ts';
 import { sanitize } from './sanitize.ts';
 
 export type HealthRouteDeps = {
@@ -26,7 +34,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-type Producer = (extraHeaders: Record<string, string>) => { status: number; body: unknown; headers?: Record<string, string> };
+type Producer = (extraHeaders: Record<string, string>, req: IncomingMessage) => { status: number; body: unknown; headers?: Record<string, string> };
+/** polka sets `params` (already URI-decoded) on the request it routes. */
+type RoutedRequest = IncomingMessage & { params?: Record<string, string | undefined> };
 
 export function createHealthHandlers(deps: HealthRouteDeps) {
   const buildReport = deps.buildReport ?? buildHealthReport;
@@ -46,7 +56,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
         const rateHeaders = decision.kind === 'allowed' ? decision.headers : {};
         let result: ReturnType<Producer>;
         try {
-          result = produce(rateHeaders);
+          result = produce(rateHeaders, req);
         } catch (error) {
           // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
           result = { status: 500, body: failureBody(error, deps.now()), headers: { 'X-Health-Status': 'unhealthy' } };
@@ -84,5 +94,15 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
     return { status: report.httpStatus, body: report.body };
   });
 
-  return { health, live, ready };
+  const mcp = limited(() => {
+    const report = buildMcpLoadingReport(deps.table, deps.level, deps.now());
+    return { status: report.httpStatus, body: report.body };
+  });
+
+  const mcpServer = limited((_headers, req) => {
+    const report = buildMcpServerReport(deps.table, (req as RoutedRequest).params?.serverName ?? '', deps.level, deps.now());
+    return { status: report.httpStatus, body: report.body };
+  });
+
+  return { health, live, ready, mcp, mcpServer };
 }

@@ -14,7 +14,9 @@ export function createApp(health: HealthRouteDeps, mcp?: McpEndpoints) {
   })
     .get('/health', handlers.health)
     .get('/health/live', handlers.live)
-    .get('/health/ready', handlers.ready);
+    .get('/health/ready', handlers.ready)
+    .get('/health/mcp', handlers.mcp)
+    .get('/health/mcp/:serverName', handlers.mcpServer);
   if (mcp) app.all('/mcp', mcp.mcp).get('/sse', mcp.openSse).post('/messages', mcp.postMessage);
   return app;
 }

@@ -19,6 +19,8 @@ import { createMcpEndpoints } from '../mcp/http.ts';
 import { ChangeNotifier } from '../mcp/notifier.ts';
 import { Router } from '../mcp/router.ts';
 import { serveOverStdio } from '../mcp/stdio.ts';
+import { type ControlServer, socketPath, startControlServer } from '../bus/control-socket.ts';
+import { createControlHandlers } from './control-handlers.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
@@ -87,26 +89,39 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 
   // Loads are serialized: a change during a load is applied after it, never concurrently.
-  let loading: Promise<void> = Promise.resolve();
+  let loading: Promise<unknown> = Promise.resolve();
   let closed = false;
-  const reload = (why: string) => {
-    loading = loading.then(async () => {
-      if (closed) return;
+  const reload = (why: string): Promise<{ ok: boolean; message: string }> => {
+    const next = loading.then(async () => {
+      if (closed) return { ok: false, message: 'the service is shutting down' };
       const outcome = await loadConfig(location, process.env);
-      if (closed) return;
+      if (closed) return { ok: false, message: 'the service is shutting down' };
       if (!outcome.ok) {
         const kept = table.configuration.loaded ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
         for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
-        return;
+        return { ok: false, message: `${outcome.problems.map(formatProblem).join('; ')}; ${kept}` };
       }
       for (const warning of outcome.config.warnings) log.warn(warning);
       await registry.apply(outcome.config);
       log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
-    }).catch((error: unknown) => log.error({ error: sanitize(error) }, 'configuration load failed'));
-    return loading;
+      return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };
+    }).catch((error: unknown) => {
+      log.error({ error: sanitize(error) }, 'configuration load failed');
+      return { ok: false, message: `configuration load failed: ${sanitize(error)}` };
+    });
+    loading = next;
+    return next;
   };
   const watcher = options.reload ? watchConfig(location.file, () => void reload('file changed')) : null;
   await reload('startup');
+
+  let control: ControlServer | null = null;
+  try {
+    control = await startControlServer(socketPath(location.dir), createControlHandlers({ table, registry, configFile: location.file, reload: () => reload('agent mcp reload') }), log);
+    log.debug({ socket: control.path }, 'control bus listening');
+  } catch (error) {
+    log.error({ error: sanitize(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
+  }
 
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finished = resolve));
@@ -120,6 +135,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     server?.close();
     await mcpHttp?.close();
     await stdio?.close();
+    await control?.close();
     server?.closeAllConnections();
     notifier.close();
     await watcher?.close();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { StateTable, UNLOADED_CONFIGURATION, newBackendState, type BackendState, type ConfigurationSummary } from '../../lib/bus/state-table.ts';
 import type { HealthLevel } from '../../lib/health/levels.ts';
 import { createHealthRateLimiter, type RateLimitOptions } from '../../lib/health/rate-limit.ts';
-import { buildHealthReport, type ProcessFacts } from '../../lib/health/report.ts';
+import { buildHealthReport, buildMcpLoadingReport, buildMcpServerReport, type ProcessFacts } from '../../lib/health/report.ts';
 import type { HealthRouteDeps } from '../../lib/health/routes.ts';
 import { sanitize } from '../../lib/health/sanitize.ts';
 import { createApp } from '../../lib/http/app.ts';
@@ -422,6 +422,9 @@ const notFoundCases: Array<[method: string, path: string]> = [
   ['GET', '/health/nope'],
   ['GET', '/health/live/extra'],
   ['POST', '/health'],
+  ['GET', '/health/mcp/a/extra'],
+  ['POST', '/health/mcp'],
+  ['POST', '/health/mcp/a'],
 ];
 
 for (const [method, path] of notFoundCases) {
@@ -437,6 +440,183 @@ test('routes :: query strings do not change the route', async () => {
   const r = await get(await start(), '/health/live?probe=1');
   assert.is(r.status, 200);
   assert.is(r.body.status, 'alive');
+});
+
+// ---------------------------------------------------------------------------------------------
+// GET /health/mcp and GET /health/mcp/:serverName (decisions §3)
+// ---------------------------------------------------------------------------------------------
+
+const firstConnect = (name: string) => backend({ name, phase: 'connecting', pid: 21 });
+const oauth = (name: string) => backend({ name, phase: 'awaiting_oauth', firstConnect: false, lastError: 'HTTP 401' });
+
+function withDisabled(t: StateTable, ...names: string[]): StateTable {
+  for (const name of names) t.disabled.add(name);
+  t.configuration = configuration(t.backends.size, names.length);
+  return t;
+}
+
+type McpCase = [name: string, t: () => StateTable, http: number, status: string];
+
+const mcpCases: McpCase[] = [
+  ['all connected', () => table([up('a'), supervised('b', 'connected', 11)]), 200, 'ready'],
+  ['no servers', () => table([]), 200, 'ready'],
+  ['one first connect in progress', () => table([up('a'), firstConnect('b')]), 202, 'loading'],
+  ['one failed', () => table([up('a'), down('b')]), 200, 'degraded'],
+  ['one awaiting OAuth', () => table([up('a'), oauth('b')]), 200, 'degraded'],
+  ['one restarting', () => table([up('a'), supervised('b', 'restarting')]), 200, 'degraded'],
+  ['configuration not loaded', () => table([], UNLOADED_CONFIGURATION), 202, 'loading'],
+];
+
+for (const [name, t, httpStatus, status] of mcpCases) {
+  test(`routes :: GET /health/mcp ${name} -> ${httpStatus} ${status}`, async () => {
+    const tbl = t();
+    const r = await get(await start({ table: tbl, level: 'basic' }), '/health/mcp');
+    assert.is(r.status, httpStatus);
+    assert.is(r.body.status, status);
+    assert.is(r.body.timestamp, NOW_ISO);
+    assert.equal(r.body, buildMcpLoadingReport(tbl, 'basic', NOW).body);
+    assertJsonNoCache(r);
+    assertRateHeaders(r, { policy: '100;w=300', limit: '100', remaining: '99' });
+    assert.is(r.headers.get('x-health-status'), null, 'only /health carries the X-* headers');
+  });
+}
+
+const mcpLevelCases: Array<[HealthLevel, top: string[]]> = [
+  ['minimal', ['backendSupervision', 'loading', 'status', 'timestamp']],
+  ['basic', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp']],
+  ['full', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp']],
+];
+
+for (const [level, top] of mcpLevelCases) {
+  test(`routes :: GET /health/mcp body follows the ${level} level`, async () => {
+    const tbl = withDisabled(table([supervised('a', 'connected', 11), supervised('b', 'crashLoop'), down('c')]), 'off');
+    const r = await get(await start({ level, table: tbl }), '/health/mcp');
+    assert.is(r.status, 200);
+    assert.equal(keys(r.body), top);
+    assert.equal(r.body.loading, { complete: 3, total: 3, pending: 0, connecting: 0, ready: 1, failed: 2, awaitingOAuth: 0 });
+    assert.equal(r.body, buildMcpLoadingReport(tbl, level, NOW).body);
+    assert.is(JSON.stringify(r.body).includes('"pid"'), level === 'full');
+  });
+}
+
+type McpServerCase = [path: string, t: () => StateTable, http: number, state: string];
+
+const mcpServerTable = () =>
+  withDisabled(
+    table([
+      up('up'),
+      firstConnect('loading'),
+      down('failed'),
+      oauth('oauth'),
+      supervised('sup', 'connected', 11),
+      supervised('restarting', 'restarting'),
+      supervised('crash', 'crashLoop'),
+      supervised('stopped', 'stopped'),
+      backend({ name: 'unhealthy', phase: 'connected', firstConnect: false, missedPings: 2 }),
+      backend({ name: 'with space', phase: 'connected', firstConnect: false }),
+    ]),
+    'off',
+  );
+
+const mcpServerCases: McpServerCase[] = [
+  ['/health/mcp/up', mcpServerTable, 200, 'connected'],
+  ['/health/mcp/sup', mcpServerTable, 200, 'connected'],
+  ['/health/mcp/loading', mcpServerTable, 202, 'connecting'],
+  ['/health/mcp/unhealthy', mcpServerTable, 503, 'connected'],
+  ['/health/mcp/restarting', mcpServerTable, 503, 'restarting'],
+  ['/health/mcp/crash', mcpServerTable, 503, 'crashLoop'],
+  ['/health/mcp/stopped', mcpServerTable, 503, 'stopped'],
+  ['/health/mcp/failed', mcpServerTable, 503, 'error'],
+  ['/health/mcp/oauth', mcpServerTable, 503, 'awaiting_oauth'],
+  ['/health/mcp/off', mcpServerTable, 503, 'disabled'],
+  ['/health/mcp/with%20space', mcpServerTable, 200, 'connected'],
+  ['/health/mcp/up?probe=1', mcpServerTable, 200, 'connected'],
+  ['/health/mcp/up/', mcpServerTable, 200, 'connected'],
+];
+
+for (const [path, t, httpStatus, state] of mcpServerCases) {
+  test(`routes :: GET ${path} -> ${httpStatus} ${state}`, async () => {
+    for (const level of ['minimal', 'basic', 'full'] as const) {
+      const r = await get(await start({ level, table: t() }), path);
+      assert.is(r.status, httpStatus, level);
+      assert.is(r.body.state, state, level);
+      assert.is(r.body.timestamp, NOW_ISO);
+      assertJsonNoCache(r);
+      assertRateHeaders(r, { policy: '100;w=300', limit: '100', remaining: '99' });
+    }
+  });
+}
+
+test('routes :: GET /health/mcp/:serverName body follows the level', async () => {
+  const tbl = mcpServerTable();
+  const expectedKeys: Record<HealthLevel, string[]> = {
+    minimal: ['name', 'state', 'timestamp'],
+    basic: ['attempt', 'lastError', 'lastExit', 'limit', 'name', 'nextRetryAt', 'state', 'status', 'timestamp'],
+    full: ['attempt', 'lastError', 'lastExit', 'limit', 'name', 'nextRetryAt', 'pid', 'state', 'status', 'timestamp'],
+  };
+  for (const level of ['minimal', 'basic', 'full'] as const) {
+    const r = await get(await start({ level, table: tbl }), '/health/mcp/restarting');
+    assert.is(r.status, 503);
+    assert.equal(keys(r.body), expectedKeys[level]);
+    assert.equal(r.body, buildMcpServerReport(tbl, 'restarting', level, NOW).body);
+  }
+});
+
+test('routes :: GET /health/mcp/:serverName unknown name -> 404 with the name, capped and decoded', async () => {
+  const base = await start({ table: mcpServerTable() });
+  const r = await get(base, '/health/mcp/nope');
+  assert.is(r.status, 404);
+  assert.equal(r.body, { error: 'not_found', message: "Server 'nope' not found", timestamp: NOW_ISO });
+  assertJsonNoCache(r);
+  assertRateHeaders(r, { policy: '100;w=300', limit: '100', remaining: '99' });
+
+  const long = await get(base, `/health/mcp/${'n'.repeat(5_000)}`);
+  assert.is(long.status, 404);
+  assert.is(long.body.message, `Server '${'n'.repeat(100)}' not found`);
+
+  const odd = await get(base, `/health/mcp/${encodeURIComponent(`a'"<b>\u00e9`)}`);
+  assert.is(odd.status, 404);
+  assert.is(odd.body.message, `Server 'a'"<b>\u00e9' not found`);
+});
+
+test('routes :: /health/mcp routes share the one health quota; then 429', async () => {
+  const base = await start({ table: mcpServerTable(), rate: { limit: 3, windowSeconds: 60 } });
+  const first = [await get(base, '/health/mcp'), await get(base, '/health/mcp/up'), await get(base, '/health/live')];
+  assert.equal(
+    first.map((r) => r.status),
+    [202, 200, 200],
+  );
+  assert.equal(
+    first.map((r) => r.headers.get('ratelimit-remaining')),
+    ['2', '1', '0'],
+  );
+  // Over quota, even for an unknown name: the route's own work is skipped.
+  for (const path of ['/health/mcp', '/health/mcp/up', '/health/mcp/nope', '/health']) assertRateLimited(await get(base, path));
+});
+
+test('routes :: an exempt client is never limited on /health/mcp routes', async () => {
+  const base = await start({ rate: { limit: 1, windowSeconds: 60, exempt: ['127.0.0.0/8'] } });
+  for (let i = 0; i < 3; i++) {
+    assert.is((await get(base, '/health/mcp')).status, 200);
+    assert.is((await get(base, '/health/mcp/a')).status, 200);
+  }
+});
+
+test('routes :: /health/mcp routes answer 500 (not a hang) when the state table is broken', async () => {
+  const broken = new StateTable();
+  broken.configuration = configuration(1);
+  Object.defineProperty(broken, 'backends', {
+    get() {
+      throw new Error('table corrupted at /var/lib/agent');
+    },
+  });
+  const base = await start({ table: broken, level: 'basic' });
+  for (const path of ['/health/mcp', '/health/mcp/a']) {
+    const r = await get(base, path);
+    assert.is(r.status, 500, path);
+    assert.equal(r.body, { status: 'unhealthy', timestamp: NOW_ISO, error: 'health_check_failed', message: 'table corrupted at [PATH]' });
+    assertJsonNoCache(r);
+  }
 });
 
 test.run();

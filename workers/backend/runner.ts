@@ -15,8 +15,8 @@ import type { Logger } from '../../lib/log/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../lib/version.ts';
 import { type SpawnedChild, spawnChild } from './child.ts';
 import { describeExit, describeStartFailure } from './describe.ts';
-import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.ts';
-import { sanitize } from '../../lib/health/sanitize.ts';
+import { LineSplitter } from './line-splitter.ts';
+import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
 import { PipeTransport } from './pipe-transport.ts';
 import { reconnectDelay } from '../../lib/supervision/backoff.ts';
 
@@ -52,6 +52,7 @@ export class BackendRunner {
   private readonly inflight = new Map<number, AbortController>();
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private stderrCapture: StderrCapture | null = null;
 
   constructor(
     private readonly spec: BackendSpec,
@@ -157,14 +158,25 @@ export class BackendRunner {
   private startChild(spec: StdioSpec): SpawnedChild {
     const child = spawnChild(spec);
     this.child = child;
-    if (child.stderr) {
+    const stderr = child.stderr;
+    if (stderr) {
+      // One capture per backend, so its quota holds across restarts (decisions §7).
+      this.stderrCapture ??= new StderrCapture({
+        emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
+        onError: (error) => this.log.warn({ err: toWireError(error).message }, 'stderr capture failed'),
+      });
+      const capture = this.stderrCapture;
+      capture.setFlowControl(() => stderr.pause(), () => stderr.resume());
       const splitter = new LineSplitter((line, truncated) => {
         if (!line) return;
         this.lastStderrLine = line;
-        this.log.info({ stream: 'stderr', ...(truncated ? { truncated } : {}) }, sanitize(line, MAX_LINE_BYTES));
+        capture.push(line, truncated);
       });
-      child.stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
-      child.stderr.on('end', () => splitter.flush());
+      stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
+      stderr.on('end', () => {
+        splitter.flush();
+        void capture.flush();
+      });
     }
     return child;
   }

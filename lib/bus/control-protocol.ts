@@ -1,0 +1,100 @@
+// The control bus between the CLI (`agent mcp status|restart|reload`) and a running service
+// (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
+// One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
+
+export const CONTROL_OPS = ['status', 'restart', 'reload'] as const;
+export type ControlOp = (typeof CONTROL_OPS)[number];
+
+/** Longest accepted line (request or response), newline excluded. A longer line closes the connection. */
+export const MAX_CONTROL_LINE_BYTES = 1024 * 1024;
+
+export type ControlRequest = { id: number; op: ControlOp; args: Record<string, unknown> };
+
+/** Well-known error codes; handlers may use others. */
+export type ControlErrorCode = 'unknown_server' | 'bad_request' | 'not_running' | 'internal' | (string & {});
+
+export type ControlErrorBody = { code: ControlErrorCode; message: string };
+
+/** `id` is null only when the request line could not be read far enough to find its id. */
+export type ControlResponse =
+  | { id: number | null; ok: true; result: unknown }
+  | { id: number | null; ok: false; error: ControlErrorBody };
+
+export type RestartArgs = { server: string };
+
+/** What the service does for each op. A thrown `ControlError` becomes `{ok: false, error}`. */
+export interface ControlHandlers {
+  status(args: Record<string, unknown>): Promise<unknown> | unknown;
+  restart(args: RestartArgs): Promise<unknown> | unknown;
+  reload(args: Record<string, unknown>): Promise<unknown> | unknown;
+}
+
+/** An expected failure of an op, answered as `{ok: false, error: {code, message}}`. */
+export class ControlError extends Error {
+  override readonly name = 'ControlError';
+  constructor(
+    readonly code: ControlErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isControlOp(value: unknown): value is ControlOp {
+  return typeof value === 'string' && (CONTROL_OPS as readonly string[]).includes(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
+export function errorResponse(id: number | null, code: ControlErrorCode, message: string): ControlResponse {
+  return { id, ok: false, error: { code, message } };
+}
+
+/**
+ * Reads one request line. Anything unusable yields the `bad_request` response to send back,
+ * carrying the request's id when one could be read. A missing `args` reads as `{}`;
+ * `restart` requires a non-empty string `args.server`.
+ */
+export function parseControlRequest(line: string): { ok: true; request: ControlRequest } | { ok: false; response: ControlResponse } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return { ok: false, response: errorResponse(null, 'bad_request', `Malformed JSON: ${(error as Error).message}`) };
+  }
+  if (!isPlainObject(value)) return { ok: false, response: errorResponse(null, 'bad_request', 'A request must be a JSON object {id, op, args}') };
+  if (!isId(value.id)) return { ok: false, response: errorResponse(null, 'bad_request', 'A request needs an integer "id"') };
+  const { id, op } = value;
+  if (!isControlOp(op)) {
+    return { ok: false, response: errorResponse(id, 'bad_request', `Unknown op ${JSON.stringify(op)}; expected one of ${CONTROL_OPS.join(', ')}`) };
+  }
+  const args = value.args ?? {};
+  if (!isPlainObject(args)) return { ok: false, response: errorResponse(id, 'bad_request', '"args" must be an object') };
+  if (op === 'restart' && (typeof args.server !== 'string' || args.server === '')) {
+    return { ok: false, response: errorResponse(id, 'bad_request', 'restart needs "args.server", the server name') };
+  }
+  return { ok: true, request: { id, op, args } };
+}
+
+/** Checks that a parsed line has the shape of a response (used by the client). */
+export function isControlResponse(value: unknown): value is ControlResponse {
+  if (!isPlainObject(value)) return false;
+  if (!(value.id === null || isId(value.id))) return false;
+  if (value.ok === true) return 'result' in value;
+  if (value.ok === false) {
+    const error = value.error;
+    return isPlainObject(error) && typeof error.code === 'string' && typeof error.message === 'string';
+  }
+  return false;
+}
+
+/** One message as a line on the wire. */
+export function encodeControlMessage(message: ControlRequest | ControlResponse): string {
+  return `${JSON.stringify(message)}\n`;
+}

@@ -1,0 +1,118 @@
+// `agent mcp status|restart|reload`: talk to the running service over the control bus (decisions
+// §8). Each returns the text to print and the exit code; bin/agent.ts only prints it.
+import os from 'node:os';
+import { callControl, NoServiceError } from '../bus/control-client.ts';
+import type { ControlOp } from '../bus/control-protocol.ts';
+import { socketPath } from '../bus/control-socket.ts';
+import { formatProblem } from '../config/errors.ts';
+import { loadConfig } from '../config/load.ts';
+import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
+import { sanitize } from '../health/sanitize.ts';
+import type { StatusView } from '../service/status-view.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_RUNTIME = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_NO_SERVICE = 3;
+
+export type CommandResult = { code: number; stdout: string; stderr: string };
+export type LocationFlags = { config?: string | undefined; 'config-dir'?: string | undefined };
+
+export function locate(flags: LocationFlags, env: Record<string, string | undefined> = process.env): ConfigLocation {
+  return resolveConfigLocation({
+    config: flags.config || env.AGENT_CONFIG || undefined,
+    configDir: flags['config-dir'] || env.AGENT_CONFIG_DIR || undefined,
+    platform: process.platform,
+    homedir: os.homedir(),
+    env,
+    cwd: process.cwd(),
+  });
+}
+
+type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: string; message: string } | { kind: 'none' };
+
+async function ask(location: ConfigLocation, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
+  try {
+    const response = await callControl(socketPath(location.dir), op, args, { timeoutMs: op === 'status' ? 5_000 : 30_000 });
+    return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: sanitize(response.error.message) };
+  } catch (error) {
+    if (error instanceof NoServiceError) return { kind: 'none' };
+    return { kind: 'error', code: 'internal', message: sanitize(error) };
+  }
+}
+
+const noService = (location: ConfigLocation, what: string): CommandResult => ({
+  code: EXIT_NO_SERVICE,
+  stdout: '',
+  stderr: `agent: no running service found for ${location.dir} (control socket ${socketPath(location.dir)}); ${what} needs \`agent serve\` running\n`,
+});
+
+const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
+
+export async function restartCommand(server: string, flags: LocationFlags): Promise<CommandResult> {
+  const location = locate(flags);
+  const answer = await ask(location, 'restart', { server });
+  if (answer.kind === 'none') return noService(location, '`agent mcp restart`');
+  if (answer.kind === 'error') return failure(answer);
+  return { code: EXIT_OK, stdout: `Restarted ${server}\n`, stderr: '' };
+}
+
+export async function reloadCommand(flags: LocationFlags): Promise<CommandResult> {
+  const location = locate(flags);
+  const answer = await ask(location, 'reload', {});
+  if (answer.kind === 'none') return noService(location, '`agent mcp reload`');
+  if (answer.kind === 'error') return failure(answer);
+  return { code: EXIT_OK, stdout: `${(answer.result as { message: string }).message}\n`, stderr: '' };
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function liveText(view: StatusView): string {
+  const rows = [['NAME', 'STATUS', 'SUPERVISION', 'ATTEMPT', 'NEXT RETRY', 'LAST EXIT', 'PID']];
+  for (const s of view.servers) {
+    const sup = s.supervision;
+    const exit = s.lastExit ? `${s.lastExit.signal ?? `code ${s.lastExit.code}`} at ${s.lastExit.at}` : '-';
+    rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
+  }
+  const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${s.lastError}`);
+  return `Live status of the service (pid ${view.pid}, version ${view.version}, ${view.configFile})\n${table(rows)}${errors.length ? `Last errors:\n${errors.join('\n')}\n` : ''}`;
+}
+
+// With no service running: what the configuration file says, clearly labelled as such.
+async function configuredView(location: ConfigLocation, server: string | undefined, json: boolean): Promise<CommandResult> {
+  const outcome = await loadConfig(location, process.env);
+  if (!outcome.ok) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: service not running, and the configuration cannot be read: ${outcome.problems.map(formatProblem).join('; ')}\n` };
+  let servers = outcome.config.servers.map((slot) => ({
+    name: slot.name,
+    type: slot.spec?.type ?? null,
+    enabled: !slot.disabled,
+    valid: !slot.problems,
+    problems: (slot.problems ?? []).map(formatProblem),
+    tags: slot.tags,
+  }));
+  if (server !== undefined) {
+    servers = servers.filter((s) => s.name === server);
+    if (!servers.length) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: Server '${server}' not found in ${location.file}\n` };
+  }
+  if (json) return { code: EXIT_OK, stdout: `${JSON.stringify({ live: false, configFile: location.file, servers }, null, 2)}\n`, stderr: '' };
+  const rows = [['NAME', 'TYPE', 'ENABLED', 'VALID']];
+  for (const s of servers) rows.push([s.name, s.type ?? '-', s.enabled ? 'yes' : 'no', s.valid ? 'yes' : 'no']);
+  const problems = servers.flatMap((s) => s.problems.map((p) => `  ${p}`));
+  return {
+    code: EXIT_OK,
+    stdout: `Service not running: configured servers in ${location.file} (no live state)\n${table(rows)}${problems.length ? `Problems:\n${problems.join('\n')}\n` : ''}`,
+    stderr: '',
+  };
+}
+
+export async function statusCommand(server: string | undefined, flags: LocationFlags & { json?: boolean }): Promise<CommandResult> {
+  const location = locate(flags);
+  const answer = await ask(location, 'status', server === undefined ? {} : { server });
+  if (answer.kind === 'none') return configuredView(location, server, flags.json === true);
+  if (answer.kind === 'error') return failure(answer);
+  const view = answer.result as StatusView;
+  return { code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' };
+}

@@ -1,0 +1,38 @@
+// The service's answers to the control bus ops (decisions §8): status, restart, reload.
+import { ControlError, type ControlHandlers } from '../bus/control-protocol.ts';
+import type { BackendRegistry } from '../bus/registry.ts';
+import type { StateTable } from '../bus/state-table.ts';
+import { SERVICE_VERSION } from '../version.ts';
+import { statusView } from './status-view.ts';
+
+export type ControlDeps = { table: StateTable; registry: BackendRegistry; configFile: string; reload: () => Promise<{ ok: boolean; message: string }> };
+
+export function createControlHandlers({ table, registry, configFile, reload }: ControlDeps): ControlHandlers {
+  const view = () => statusView(table, Date.now(), { pid: process.pid, version: SERVICE_VERSION, configFile });
+  return {
+    status(args) {
+      const all = view();
+      if (typeof args.server !== 'string') return all;
+      const one = all.servers.find((s) => s.name === args.server);
+      if (!one) throw new ControlError('unknown_server', `Server '${args.server}' not found in ${configFile}`);
+      return { ...all, servers: [one] };
+    },
+    async restart({ server }) {
+      const known = registry.describe(server);
+      if (known === 'unknown') throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      if (known === 'disabled') throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}`);
+      if (known === 'invalid') throw new ControlError('not_running', `Server '${server}' has an invalid configuration and is not running: ${table.backends.get(server)?.lastError ?? ''}`);
+      const handle = registry.handle(server)!;
+      if (handle.state.phase === 'stopping' || handle.state.phase === 'stopped') {
+        if (handle.supervisor?.state.phase === 'stopped') throw new ControlError('not_running', `Server '${server}' is stopping`);
+      }
+      await handle.restart();
+      return { server, restarted: true };
+    },
+    async reload() {
+      const outcome = await reload();
+      if (!outcome.ok) throw new ControlError('invalid_config', outcome.message);
+      return { reloaded: true, message: outcome.message };
+    },
+  };
+}
