@@ -20,6 +20,13 @@ const api: BackendApi = {
   stop: (options) => runner.stop(options.graceMs),
   request: (call) => runner.request(call),
   cancel: (callId) => runner.cancel(callId),
+  injectFault: (kind) => {
+    // Out of band, so the call itself returns: a library calling process.exit, or an uncaught error.
+    setImmediate(() => {
+      if (kind === 'worker-exit') process.exit(70);
+      throw new Error('injected fault: uncaught error in the backend worker');
+    });
+  },
 };
 
 process.on('unhandledRejection', (reason) => {

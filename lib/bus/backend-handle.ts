@@ -1,6 +1,7 @@
 // Main-thread side of one backend: its worker thread, the events it reports (applied to the
 // state table), the requests routed to it, and, for supervised stdio backends, the supervisor.
 // A worker that dies is a backend failure; the main thread carries on.
+import { setTimeout as delay } from 'node:timers/promises';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -31,6 +32,8 @@ type Inflight = { settle: (outcome: CallOutcome) => void };
 
 // How long an answer waits for progress events still in flight on the event port.
 const PROGRESS_CATCH_UP_MS = 1_000;
+// How long a request broken by a dying child waits for the exit event that explains it.
+const EXIT_EXPLAINS_MS = 500;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 
@@ -230,6 +233,11 @@ export class BackendHandle {
     this.ended('failed', reason, Date.now());
   }
 
+  /** Fault injection for tests: makes the worker thread die. */
+  injectFault(kind: 'worker-exit' | 'worker-throw'): void {
+    void this.api?.injectFault(kind).catch(() => undefined);
+  }
+
   /** The operator's `agent mcp restart`: immediate, resets the counter, works from crash loop. */
   async restart(): Promise<void> {
     if (this.stopping) throw new Error(`backend '${this.name}' is stopping`);
@@ -275,7 +283,10 @@ export class BackendHandle {
     const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
     extra.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const outcome = await Promise.race([api.request(call), failed]);
+      let outcome = await Promise.race([api.request(call), failed]);
+      // A broken connection usually means the child died: its exit event, on the other port,
+      // explains it better ("restarted", "crash loop"), so give it a moment to arrive.
+      if (!outcome.ok && outcome.error.kind === 'disconnected') outcome = (await Promise.race([failed, delay(EXIT_EXPLAINS_MS, null)])) ?? outcome;
       if (listener && (outcome.progressEvents ?? 0) > listener.seen) await this.progressCaughtUp(listener, outcome.progressEvents ?? 0);
       return outcome;
     } catch (error) {

@@ -2,7 +2,7 @@
 // (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
 // One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
 
-export const CONTROL_OPS = ['status', 'restart', 'reload'] as const;
+export const CONTROL_OPS = ['status', 'restart', 'reload', 'fault'] as const;
 export type ControlOp = (typeof CONTROL_OPS)[number];
 
 /** Longest accepted line (request or response), newline excluded. A longer line closes the connection. */
@@ -27,7 +27,11 @@ export interface ControlHandlers {
   status(args: Record<string, unknown>): Promise<unknown> | unknown;
   restart(args: RestartArgs): Promise<unknown> | unknown;
   reload(args: Record<string, unknown>): Promise<unknown> | unknown;
+  /** Fault injection for tests; refused unless the service runs with AGENT_FAULT_INJECTION=1. */
+  fault(args: FaultArgs): Promise<unknown> | unknown;
 }
+
+export type FaultArgs = { server: string; kind: 'worker-exit' | 'worker-throw' };
 
 /** An expected failure of an op, answered as `{ok: false, error: {code, message}}`. */
 export class ControlError extends Error {
@@ -76,8 +80,11 @@ export function parseControlRequest(line: string): { ok: true; request: ControlR
   }
   const args = value.args ?? {};
   if (!isPlainObject(args)) return { ok: false, response: errorResponse(id, 'bad_request', '"args" must be an object') };
-  if (op === 'restart' && (typeof args.server !== 'string' || args.server === '')) {
-    return { ok: false, response: errorResponse(id, 'bad_request', 'restart needs "args.server", the server name') };
+  if ((op === 'restart' || op === 'fault') && (typeof args.server !== 'string' || args.server === '')) {
+    return { ok: false, response: errorResponse(id, 'bad_request', `${op} needs "args.server", the server name`) };
+  }
+  if (op === 'fault' && args.kind !== 'worker-exit' && args.kind !== 'worker-throw') {
+    return { ok: false, response: errorResponse(id, 'bad_request', 'fault needs "args.kind": worker-exit or worker-throw') };
   }
   return { ok: true, request: { id, op, args } };
 }

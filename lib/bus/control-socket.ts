@@ -16,6 +16,7 @@ import {
   errorResponse,
   MAX_CONTROL_LINE_BYTES,
   parseControlRequest,
+  type FaultArgs,
   type RestartArgs,
 } from './control-protocol.ts';
 
@@ -112,6 +113,9 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
         break;
       case 'reload':
         result = await handlers.reload(request.args);
+        break;
+      case 'fault':
+        result = await handlers.fault(request.args as FaultArgs & Record<string, unknown>);
         break;
     }
     // `undefined` would vanish from the JSON; the response always carries `result`.

@@ -81,6 +81,8 @@ export interface BackendApi {
   /** Never rejects: failures come back as `{ok: false, error}`. */
   request(call: BackendCall): Promise<CallOutcome>;
   cancel(callId: number): void;
+  /** Fault injection (tests): end the worker thread as a crashing library would. */
+  injectFault(kind: 'worker-exit' | 'worker-throw'): void;
 }
 
 export function toWireError(error: unknown): WireError {

@@ -29,6 +29,13 @@ export function createControlHandlers({ table, registry, configFile, reload }: C
       await handle.restart();
       return { server, restarted: true };
     },
+    fault({ server, kind }) {
+      if (process.env.AGENT_FAULT_INJECTION !== '1') throw new ControlError('bad_request', 'fault injection is disabled (start the service with AGENT_FAULT_INJECTION=1)');
+      const handle = registry.handle(server);
+      if (!handle) throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      handle.injectFault(kind);
+      return { server, injected: kind };
+    },
     async reload() {
       const outcome = await reload();
       if (!outcome.ok) throw new ControlError('invalid_config', outcome.message);

@@ -43,6 +43,10 @@ const handlers: ControlHandlers = {
     calls.push({ op: 'reload', args: {} });
     return undefined;
   },
+  fault(args) {
+    calls.push({ op: 'fault', args });
+    return { injected: args.kind };
+  },
 };
 
 // Sends raw text on one connection and collects `count` response lines (or until the peer closes).
