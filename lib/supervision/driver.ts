@@ -81,10 +81,13 @@ export class Supervisor {
     }
   }
 
+  // Timers run on a monotonic clock and may fire a millisecond before the wall clock says `at`;
+  // the machine would ignore such an early event, so wait out the remainder first.
   private after(at: number, event: SupervisorEvent): void {
     const timer = this.clock.setTimeout(() => {
       this.timers = this.timers.filter((t) => t !== timer);
-      void this.send(event);
+      if (this.clock.now() < at) this.after(at, event);
+      else void this.send(event);
     }, Math.max(0, at - this.clock.now()));
     this.timers.push(timer);
   }
