@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `agent` command line: parses, calls lib/, prints, and sets the exit code.
 import sade from 'sade';
-import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, statusCommand } from '../lib/cli/mcp-commands.ts';
+import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand } from '../lib/cli/mcp-commands.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
 import { serve } from '../lib/service/serve.ts';
 import { SERVICE_VERSION } from '../lib/version.ts';
@@ -74,7 +74,9 @@ prog
   .option('--config', 'Configuration file (AGENT_CONFIG)')
   .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
   .option('--json', 'Machine-readable output')
-  .action(async (server: string | undefined, flags: Record<string, unknown>) => finish(await statusCommand(server, flags as LocationFlags & { json?: boolean })));
+  .option('--verbose', 'Also show each server\'s effective merged configuration (* = from serverDefaults)')
+  .option('--show-secrets', 'With --verbose: show env and header values instead of ****')
+  .action(async (server: string | undefined, flags: Record<string, unknown>) => finish(await statusCommand(server, flags as StatusFlags)));
 
 prog
   .command('mcp restart <server>')

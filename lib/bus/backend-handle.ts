@@ -48,9 +48,10 @@ export class BackendHandle {
   private readonly progressListeners = new Map<number, ProgressListener>();
 
   constructor(
-    readonly spec: BackendSpec,
+    private currentSpec: BackendSpec,
     private readonly options: HandleOptions,
   ) {
+    const spec = currentSpec;
     this.state = newBackendState(spec.name, spec.tags, null);
     this.supervisor =
       spec.type === 'stdio' && spec.supervision.restartOnExit
@@ -62,6 +63,16 @@ export class BackendHandle {
           })
         : null;
     if (this.supervisor) this.publishSupervision(this.supervisor.state);
+  }
+
+  get spec(): BackendSpec {
+    return this.currentSpec;
+  }
+
+  /** Tags, disabledTools, description overrides: what clients see, not the backend itself. */
+  updateMetadata(spec: BackendSpec): void {
+    this.currentSpec = spec;
+    this.state.tags = spec.tags;
   }
 
   private get log() {

@@ -1,9 +1,9 @@
 // Keeps the running backends in step with the configuration: start new ones, stop removed and
 // disabled ones, replace changed ones, and keep the last good one when an entry turns invalid.
-import { isDeepStrictEqual } from 'node:util';
 import type { LoadedConfig, ServerSlot } from '../config/types.ts';
 import { sanitize } from '../health/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
+import { specChange } from '../config/spec-diff.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import { newBackendState, type StateTable } from './state-table.ts';
 
@@ -11,11 +11,19 @@ export const DEFAULT_STOP_GRACE_MS = 2_000;
 
 export class BackendRegistry {
   private readonly handles = new Map<string, BackendHandle>();
+  private readonly warned = new Set<string>();
 
   constructor(
     private readonly table: StateTable,
     private readonly options: HandleOptions & { stopGraceMs: number },
   ) {}
+
+  /** Configuration warnings (a deprecated key, say) are logged once per process, not on every reload. */
+  warnOnce(warning: string): void {
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    this.options.log.warn(warning);
+  }
 
   /** Applies a loaded configuration; returns once removed and replaced backends have stopped. */
   async apply(config: LoadedConfig): Promise<void> {
@@ -25,7 +33,7 @@ export class BackendRegistry {
     this.table.disabled.clear();
     for (const slot of config.servers) {
       seen.add(slot.name);
-      for (const warning of slot.warnings) log.warn(warning);
+      for (const warning of slot.warnings) this.warnOnce(warning);
       if (slot.disabled) {
         this.table.disabled.add(slot.name);
         stops.push(this.remove(slot.name));
@@ -36,8 +44,12 @@ export class BackendRegistry {
         continue;
       }
       const current = this.handles.get(slot.name);
-      if (current && isDeepStrictEqual(current.spec, slot.spec)) {
-        current.state.tags = slot.spec.tags;
+      const change = current ? specChange(current.spec, slot.spec) : 'restart';
+      if (current && change === 'none') continue;
+      if (current && change === 'metadata') {
+        current.updateMetadata(slot.spec);
+        log.info({ backend: slot.name }, 'server metadata changed: applied without a restart');
+        this.options.onChange?.(slot.name);
         continue;
       }
       stops.push(this.replace(slot.name, new BackendHandle(slot.spec, this.options)));

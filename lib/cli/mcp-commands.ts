@@ -9,6 +9,7 @@ import { loadConfig } from '../config/load.ts';
 import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
 import { sanitize } from '../health/sanitize.ts';
 import type { StatusView } from '../service/status-view.ts';
+import { effectiveEntry, effectiveText } from './effective-config.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -108,11 +109,26 @@ async function configuredView(location: ConfigLocation, server: string | undefin
   };
 }
 
-export async function statusCommand(server: string | undefined, flags: LocationFlags & { json?: boolean }): Promise<CommandResult> {
+export type StatusFlags = LocationFlags & { json?: boolean; verbose?: boolean; 'show-secrets'?: boolean };
+
+// --verbose: the effective configuration computed from the file, whether or not a service runs.
+async function withEffective(result: CommandResult, location: ConfigLocation, server: string | undefined, flags: StatusFlags): Promise<CommandResult> {
+  if (!flags.verbose || result.code !== EXIT_OK) return result;
+  const outcome = await loadConfig(location, process.env);
+  if (!outcome.ok) return { ...result, stderr: `${result.stderr}agent: cannot show the effective configuration: ${outcome.problems.map(formatProblem).join('; ')}\n` };
+  const entries = outcome.config.servers.filter((slot) => server === undefined || slot.name === server).map((slot) => effectiveEntry(slot, flags['show-secrets'] === true, formatProblem));
+  if (flags.json) {
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    return { ...result, stdout: `${JSON.stringify({ ...parsed, effective: entries }, null, 2)}\n` };
+  }
+  return { ...result, stdout: `${result.stdout}\n${effectiveText(entries)}` };
+}
+
+export async function statusCommand(server: string | undefined, flags: StatusFlags): Promise<CommandResult> {
   const location = locate(flags);
   const answer = await ask(location, 'status', server === undefined ? {} : { server });
-  if (answer.kind === 'none') return configuredView(location, server, flags.json === true);
+  if (answer.kind === 'none') return withEffective(await configuredView(location, server, flags.json === true), location, server, flags);
   if (answer.kind === 'error') return failure(answer);
   const view = answer.result as StatusView;
-  return { code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' };
+  return withEffective({ code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' }, location, server, flags);
 }

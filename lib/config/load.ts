@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import dotenv from 'dotenv';
+import { findMalformedDotenvLine } from './dotenv-check.ts';
 import type { ConfigProblem } from './errors.ts';
 import type { EnvSources } from './env.ts';
 import { normalizeConfig } from './normalize.ts';
@@ -11,7 +13,8 @@ import type { LoadedConfig } from './types.ts';
 export const EMPTY_CONFIG_TEXT = '{\n  "mcpServers": {}\n}\n';
 
 export type LoadOutcome =
-  | { ok: true; config: LoadedConfig }
+  /** `fingerprint` identifies the content of mcp.json and its `.env`, to skip no-op reloads. */
+  | { ok: true; config: LoadedConfig; fingerprint: string }
   | { ok: false; problems: ConfigProblem[] };
 
 // Creates the directory and an empty valid mcp.json when the file does not exist (decisions §2).
@@ -38,12 +41,15 @@ function readFailure(file: string, error: unknown): ConfigProblem {
 }
 
 // The Runtime Scope `.env` beside the effective mcp.json; a missing file is an empty scope.
-export async function readRuntimeScope(configFile: string): Promise<{ ok: true; values: Record<string, string> } | { ok: false; problem: ConfigProblem }> {
+export async function readRuntimeScope(configFile: string): Promise<{ ok: true; values: Record<string, string>; text: string } | { ok: false; problem: ConfigProblem }> {
   const file = path.join(path.dirname(configFile), '.env');
   try {
-    return { ok: true, values: dotenv.parse(await fs.readFile(file)) };
+    const text = await fs.readFile(file, 'utf8');
+    const malformed = findMalformedDotenvLine(text);
+    if (malformed) return { ok: false, problem: { file, path: '', line: malformed.line, column: 1, expected: malformed.reason, found: 'a line that is neither' } };
+    return { ok: true, values: dotenv.parse(text), text };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, values: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, values: {}, text: '' };
     return { ok: false, problem: readFailure(file, error) };
   }
 }
@@ -63,5 +69,7 @@ export async function loadConfig(location: ConfigLocation, parentEnv: Record<str
   if (!scope.ok) return { ok: false, problems: [scope.problem] };
   const sources: EnvSources = { parent: parentEnv, runtimeScope: scope.values, platform };
   const result = normalizeConfig(parsed.value, location.file, location.dir, sources);
-  return result;
+  if (!result.ok) return result;
+  const fingerprint = createHash('sha256').update(text).update('\0').update(scope.text).digest('hex');
+  return { ok: true, config: result.config, fingerprint };
 }

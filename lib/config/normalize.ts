@@ -110,16 +110,17 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
       },
     ]);
   }
-  const { entry: merged } = mergeServerDefaults(defaults, entry, type === 'stdio');
-  if (merged.timeout !== undefined && entry.timeout !== undefined) {
-    warnings.push(`${file}: ${where}.timeout is deprecated: use connectionTimeout and requestTimeout`);
+  const { entry: merged, inherited } = mergeServerDefaults(defaults, entry, type === 'stdio');
+  if (merged.timeout !== undefined) {
+    const from = entry.timeout !== undefined ? `${where}.timeout` : `serverDefaults.timeout (inherited by ${where})`;
+    warnings.push(`${file}: ${from} is deprecated: use connectionTimeout and requestTimeout`);
   }
   if (entry.oauth !== undefined) warnings.push(`${file}: ${where}.oauth is ignored by this version`);
 
   try {
     const spec = buildSpec(name, type, merged, tags, where, sources);
     if (spec.problem) return invalid(name, tags, disabled, [{ file, ...spec.problem }]);
-    return { name, tags, disabled, spec: spec.spec, warnings };
+    return { name, tags, disabled, spec: spec.spec, warnings, inherited };
   } catch (error) {
     if (!(error instanceof UndefinedVariableError)) throw error;
     return invalid(name, tags, disabled, [

@@ -52,6 +52,8 @@ export type ServerSlot = {
   problems?: ConfigProblem[];
   /** Non-fatal notes, e.g. the deprecated `timeout`. */
   warnings: string[];
+  /** Keys whose value came from serverDefaults (valid entries). */
+  inherited?: string[];
 };
 
 export type LoadedConfig = {

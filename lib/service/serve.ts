@@ -91,6 +91,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   // Loads are serialized: a change during a load is applied after it, never concurrently.
   let loading: Promise<unknown> = Promise.resolve();
   let closed = false;
+  let appliedFingerprint = '';
   const reload = (why: string): Promise<{ ok: boolean; message: string }> => {
     const next = loading.then(async () => {
       if (closed) return { ok: false, message: 'the service is shutting down' };
@@ -101,7 +102,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
         return { ok: false, message: `${outcome.problems.map(formatProblem).join('; ')}; ${kept}` };
       }
-      for (const warning of outcome.config.warnings) log.warn(warning);
+      // Editors, symlink swaps and our own files make events without a change: nothing to do then.
+      if (why === 'file changed' && outcome.fingerprint === appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
+      appliedFingerprint = outcome.fingerprint;
+      for (const warning of outcome.config.warnings) registry.warnOnce(warning);
       await registry.apply(outcome.config);
       log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
       return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };

@@ -166,7 +166,7 @@ test('load :: unreadable .env is reported', async () => {
 
 test('load :: readRuntimeScope of a directory without .env is empty', async () => {
   const dir = tempDir();
-  assert.equal(await readRuntimeScope(path.join(dir, 'mcp.json')), { ok: true, values: {} });
+  assert.equal(await readRuntimeScope(path.join(dir, 'mcp.json')), { ok: true, values: {}, text: '' });
 });
 
 test('load :: ensureConfigFile creates the directory and an empty valid file', async () => {

@@ -245,6 +245,7 @@ test('validation :: command infers stdio with defaults', () => {
     tags: ['local'],
     disabled: false,
     warnings: [],
+    inherited: [],
     spec: {
       name: 'files',
       tags: ['local'],

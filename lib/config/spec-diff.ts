@@ -1,0 +1,18 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { BackendSpec } from './types.ts';
+
+// Keys that change what clients see of a backend but not the backend itself: applied without a restart.
+export const METADATA_KEYS = ['tags', 'disabledTools', 'toolDescriptionOverrides'] as const;
+
+export type SpecChange = 'none' | 'metadata' | 'restart';
+
+/** How a backend must react to its new effective configuration. Pure. */
+export function specChange(before: BackendSpec, after: BackendSpec): SpecChange {
+  if (isDeepStrictEqual(before, after)) return 'none';
+  const strip = (spec: BackendSpec) => {
+    const copy: Record<string, unknown> = { ...spec };
+    for (const key of METADATA_KEYS) delete copy[key];
+    return copy;
+  };
+  return isDeepStrictEqual(strip(before), strip(after)) ? 'metadata' : 'restart';
+}
