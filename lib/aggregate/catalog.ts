@@ -4,6 +4,7 @@ import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontext
 import type { BackendState, StateTable } from '../bus/state-table.ts';
 import type { Logger } from '../log/logger.ts';
 import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from './names.ts';
+import { isToolDisabled, withEffectiveDescription } from './tool-policy.ts';
 import { type BackendFilter, matchesTags } from './tag-filter.ts';
 
 export type CatalogView = {
@@ -47,13 +48,14 @@ export class Catalog {
     for (const b of this.visibleBackends(filter)) {
       const inv = b.inventory!;
       for (const tool of inv.tools) {
+        if (isToolDisabled(b.name, tool.name, b.toolPolicy)) continue;
         const name = qualify(b.name, tool.name);
         if (name.length > MAX_TOOL_NAME_LENGTH) {
           if (!this.warnedLongNames.has(name)) this.log.warn({ backend: b.name, tool: tool.name, name }, `tool not exposed: its qualified name is longer than ${MAX_TOOL_NAME_LENGTH} characters`);
           this.warnedLongNames.add(name);
           continue;
         }
-        view.tools.push({ ...tool, name });
+        view.tools.push({ ...withEffectiveDescription(b.name, tool, b.toolPolicy), name });
       }
       for (const prompt of inv.prompts) view.prompts.push({ ...prompt, name: qualify(b.name, prompt.name) });
       for (const resource of inv.resources) view.resources.push({ ...resource, uri: qualify(b.name, resource.uri) });
@@ -68,10 +70,12 @@ export class Catalog {
   /** One signature per list kind of the unfiltered view, to tell which lists really changed. */
   signatures(): Record<ListKind, string> {
     const v = this.view(null);
+    // Tags decide what filtered sessions see, so a tag change counts as a change of every list.
+    const tags = JSON.stringify(this.visibleBackends(null).map((b) => [b.name, b.tags]));
     return {
-      tools: JSON.stringify(v.tools),
-      prompts: JSON.stringify(v.prompts),
-      resources: JSON.stringify([v.resources, v.resourceTemplates]),
+      tools: JSON.stringify([v.tools, tags]),
+      prompts: JSON.stringify([v.prompts, tags]),
+      resources: JSON.stringify([v.resources, v.resourceTemplates, tags]),
     };
   }
 

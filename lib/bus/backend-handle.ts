@@ -53,6 +53,7 @@ export class BackendHandle {
   ) {
     const spec = currentSpec;
     this.state = newBackendState(spec.name, spec.tags, null);
+    this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
     this.supervisor =
       spec.type === 'stdio' && spec.supervision.restartOnExit
         ? new Supervisor(spec.supervision, {
@@ -73,6 +74,7 @@ export class BackendHandle {
   updateMetadata(spec: BackendSpec): void {
     this.currentSpec = spec;
     this.state.tags = spec.tags;
+    this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
   }
 
   private get log() {

@@ -1,5 +1,6 @@
 // The in-memory state the health endpoints read. Only the main thread writes it, from worker
 // events; a probe reads it and never waits on a worker (decisions §1).
+import type { ToolPolicy } from '../aggregate/tool-policy.ts';
 import type { ExitInfo, Inventory } from './protocol.ts';
 
 export type BackendPhase =
@@ -40,6 +41,8 @@ export type BackendState = {
   /** Present for supervised backends (stdio with restartOnExit). */
   supervision: SupervisionFacts | null;
   inventory: Inventory | null;
+  /** disabledTools and toolDescriptionOverrides of the server's configuration. */
+  toolPolicy: ToolPolicy;
   instructions: string | null;
   protocolVersion: string | null;
 };
@@ -76,6 +79,7 @@ export function newBackendState(name: string, tags: string[], supervision: Super
     lastExit: null,
     supervision,
     inventory: null,
+    toolPolicy: { disabledTools: [], toolDescriptionOverrides: {} },
     instructions: null,
     protocolVersion: null,
   };

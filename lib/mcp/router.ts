@@ -3,6 +3,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from '../aggregate/catalog.ts';
 import { qualify } from '../aggregate/names.ts';
+import { isToolDisabled } from '../aggregate/tool-policy.ts';
 import type { BackendFilter } from '../aggregate/tag-filter.ts';
 import type { BackendHandle } from '../bus/backend-handle.ts';
 import type { BackendMethod, CallOutcome, ProgressParams } from '../bus/protocol.ts';
@@ -68,6 +69,13 @@ export class Router {
           ? inventory?.prompts.some((p) => p.name === found.name)
           : true; // resource URIs may come from templates: the backend decides
     if (!known) throw this.unknown(kind, qualified);
+    if (kind === 'tool' && isToolDisabled(found.backend.name, found.name, found.backend.toolPolicy)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Tool ${qualified} is disabled by mcpServers.${found.backend.name}.disabledTools; enable it with \`agent mcp tools enable ${found.backend.name} ${found.name}\``,
+        { tool: qualified, disabled: true },
+      );
+    }
     const handle = this.handles(found.backend.name);
     if (!handle) throw this.unavailable(found.backend);
     return { ...found, handle };
