@@ -114,6 +114,9 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
       case 'reload':
         result = await handlers.reload(request.args);
         break;
+      case 'tools':
+        result = await handlers.tools(request.args as { server: string });
+        break;
       case 'fault':
         result = await handlers.fault(request.args as FaultArgs & Record<string, unknown>);
         break;

@@ -4,6 +4,7 @@ import type { BackendRegistry } from '../bus/registry.ts';
 import type { StateTable } from '../bus/state-table.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { statusView } from './status-view.ts';
+import { toolViews } from './tool-views.ts';
 
 export type ControlDeps = { table: StateTable; registry: BackendRegistry; configFile: string; reload: () => Promise<{ ok: boolean; message: string }> };
 
@@ -28,6 +29,14 @@ export function createControlHandlers({ table, registry, configFile, reload }: C
       }
       await handle.restart();
       return { server, restarted: true };
+    },
+    tools({ server }) {
+      const backend = table.backends.get(server);
+      if (!backend) {
+        if (table.disabled.has(server)) throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}: no live inventory`);
+        throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      }
+      return toolViews(backend);
     },
     fault({ server, kind }) {
       if (process.env.AGENT_FAULT_INJECTION !== '1') throw new ControlError('bad_request', 'fault injection is disabled (start the service with AGENT_FAULT_INJECTION=1)');

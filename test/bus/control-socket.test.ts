@@ -43,6 +43,10 @@ const handlers: ControlHandlers = {
     calls.push({ op: 'reload', args: {} });
     return undefined;
   },
+  tools(args) {
+    calls.push({ op: 'tools', args });
+    return { server: args.server, status: 'connected', tools: [], unresolved: [] };
+  },
   fault(args) {
     calls.push({ op: 'fault', args });
     return { injected: args.kind };
