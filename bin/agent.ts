@@ -3,6 +3,7 @@
 import sade from 'sade';
 import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand } from '../lib/cli/mcp-commands.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
+import { type ToolsListFlags, toolsEditCommand, toolsListCommand, toolsUsageProblem } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/service/serve.ts';
 import { SERVICE_VERSION } from '../lib/version.ts';
 
@@ -32,6 +33,7 @@ prog
   .option('--reload', 'Watch the configuration for changes; --no-reload turns it off', true)
   .option('--transport', 'Serve MCP clients over http (/mcp, /sse) or stdio (AGENT_TRANSPORT)', 'http')
   .option('--http', 'Listen for HTTP; --no-http (with --transport stdio) serves no HTTP at all', true)
+  .option('--lazy-tools', 'Expose tool_list, tool_schema and tool_invoke instead of every backend tool (AGENT_LAZY_TOOLS)')
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
     const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));
@@ -91,6 +93,33 @@ prog
   .option('--config', 'Configuration file (AGENT_CONFIG)')
   .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
   .action(async (flags: Record<string, unknown>) => finish(await reloadCommand(flags as LocationFlags)));
+
+prog
+  .command('mcp tools list <server>')
+  .describe('Tools of a server: the live inventory (enabled/disabled, effective descriptions) from the running service; the configured rules when none runs.')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .option('--disabled', 'Only disabled tools')
+  .option('--json', 'Machine-readable output')
+  .action(async (server: string, flags: Record<string, unknown>) => finish(await toolsListCommand(server, flags as ToolsListFlags)));
+
+prog
+  .command('mcp tools disable <server> <tool>')
+  .describe('Add a tool to the server\'s disabledTools in mcp.json (logical or <server>_agent_<tool> name); a running service applies it without restarting the backend.')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .action(async (server: string, tool: string, flags: Record<string, unknown>) => finish(await toolsEditCommand('disable', server, tool, flags as LocationFlags)));
+
+prog
+  .command('mcp tools enable <server> <tool>')
+  .describe('Remove a tool from the server\'s disabledTools in mcp.json (both its logical and qualified names); a running service applies it without restarting the backend.')
+  .option('--config', 'Configuration file (AGENT_CONFIG)')
+  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
+  .action(async (server: string, tool: string, flags: Record<string, unknown>) => finish(await toolsEditCommand('enable', server, tool, flags as LocationFlags)));
+
+// sade answers a missing argument with exit 1; for `agent mcp tools ...` it is a usage error (2).
+const toolsProblem = toolsUsageProblem(process.argv.slice(2));
+if (toolsProblem) usageError(toolsProblem);
 
 prog.parse(process.argv, {
   unknown: (flag: string) => usageError(`Unknown option ${flag}`),

@@ -31,6 +31,10 @@ export class Catalog {
     this.cache.clear();
   }
 
+  tagsOf(server: string): string[] | undefined {
+    return this.table.backends.get(server)?.tags;
+  }
+
   isVisible(b: BackendState, filter: BackendFilter): boolean {
     return filter === null || matchesTags(filter, b.tags);
   }

@@ -1,5 +1,6 @@
 // `agent mcp status|restart|reload`: talk to the running service over the control bus (decisions
-// §8). Each returns the text to print and the exit code; bin/agent.ts only prints it.
+// §8). Each returns the text to print and the exit code; bin/agent.ts only prints it. `ask`,
+// `failure` and `table` are shared with tools-commands.ts.
 import os from 'node:os';
 import { callControl, NoServiceError } from '../bus/control-client.ts';
 import type { ControlOp } from '../bus/control-protocol.ts';
@@ -30,9 +31,10 @@ export function locate(flags: LocationFlags, env: Record<string, string | undefi
   });
 }
 
-type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: string; message: string } | { kind: 'none' };
+export type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: string; message: string } | { kind: 'none' };
 
-async function ask(location: ConfigLocation, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
+/** One control-bus request; `none` when no service listens for this configuration directory. */
+export async function ask(location: ConfigLocation, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
   try {
     const response = await callControl(socketPath(location.dir), op, args, { timeoutMs: op === 'status' ? 5_000 : 30_000 });
     return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: sanitize(response.error.message) };
@@ -48,7 +50,7 @@ const noService = (location: ConfigLocation, what: string): CommandResult => ({
   stderr: `agent: no running service found for ${location.dir} (control socket ${socketPath(location.dir)}); ${what} needs \`agent serve\` running\n`,
 });
 
-const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
+export const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
 
 export async function restartCommand(server: string, flags: LocationFlags): Promise<CommandResult> {
   const location = locate(flags);
@@ -66,7 +68,7 @@ export async function reloadCommand(flags: LocationFlags): Promise<CommandResult
   return { code: EXIT_OK, stdout: `${(answer.result as { message: string }).message}\n`, stderr: '' };
 }
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }

@@ -23,6 +23,8 @@ export type ServeOptions = {
   transport: 'http' | 'stdio';
   /** Listen for HTTP (health and, with transport http, MCP). Only `--transport stdio` may turn it off. */
   http: boolean;
+  /** Expose tool_list / tool_schema / tool_invoke instead of every backend tool. */
+  lazyTools: boolean;
 };
 
 type Raw = Record<string, unknown>;
@@ -81,6 +83,7 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     reload: flags.reload !== false,
     transport: oneOf(pick(flags, env, 'transport', 'AGENT_TRANSPORT'), ['http', 'stdio'] as const, 'http'),
     http: flags.http !== false,
+    lazyTools: flags['lazy-tools'] === true || /^(1|true|yes)$/i.test(env.AGENT_LAZY_TOOLS ?? ''),
   };
   if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;

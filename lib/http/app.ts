@@ -1,10 +1,12 @@
-// The polka application of the main thread: health routes and the client-facing MCP endpoints.
+// The polka application of the main thread: health routes, the client-facing MCP endpoints and
+// the read-only REST views.
 import polka from 'polka';
 import type { HealthRouteDeps } from '../health/routes.ts';
 import { createHealthHandlers } from '../health/routes.ts';
 import type { McpEndpoints } from '../mcp/http.ts';
+import type { RestHandlers } from '../rest/routes.ts';
 
-export function createApp(health: HealthRouteDeps, mcp?: McpEndpoints) {
+export function createApp(health: HealthRouteDeps, mcp?: McpEndpoints, rest?: RestHandlers) {
   const handlers = createHealthHandlers(health);
   const app = polka({
     onNoMatch: (_req, res) => {
@@ -18,5 +20,13 @@ export function createApp(health: HealthRouteDeps, mcp?: McpEndpoints) {
     .get('/health/mcp', handlers.mcp)
     .get('/health/mcp/:serverName', handlers.mcpServer);
   if (mcp) app.all('/mcp', mcp.mcp).get('/sse', mcp.openSse).post('/messages', mcp.postMessage);
+  if (rest) {
+    app
+      .get('/api/v1/servers', rest.servers)
+      .get('/api/v1/tools', rest.tools)
+      .get('/api/v1/tools/:server/:tool', rest.tool)
+      .get('/api/v1/resources', rest.resources)
+      .get('/api/v1/prompts', rest.prompts);
+  }
   return app;
 }

@@ -20,16 +20,16 @@ const REAP_INTERVAL_MS = 60_000;
 
 type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number };
 
-export type McpEndpointsOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; now?: () => number };
+export type McpEndpointsOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; lazyTools?: boolean; now?: () => number };
 
 function jsonRpcError(status: number, message: string, code = -32000): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-export function createMcpEndpoints({ catalog, router, notifier, log, now = Date.now }: McpEndpointsOptions) {
+export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools = false, now = Date.now }: McpEndpointsOptions) {
   const streamable = new Map<string, Session>();
   const sse = new Map<string, Session & { transport: LegacySseServerTransport }>();
-  const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter });
+  const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter, lazyTools });
 
   const modern = createMcpHandler((ctx) => serverFor(ctx.requestInfo ? filterFromQuery(new URL(ctx.requestInfo.url).searchParams) : null), {
     legacy: 'reject',

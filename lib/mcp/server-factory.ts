@@ -5,6 +5,7 @@ import type { Catalog } from '../aggregate/catalog.ts';
 import type { BackendFilter } from '../aggregate/tag-filter.ts';
 import type { ProgressParams } from '../bus/protocol.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
+import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-tools.ts';
 import { paginate } from './pagination.ts';
 import type { RouteExtra, Router } from './router.ts';
 
@@ -48,9 +49,9 @@ export function sendListChanged(server: Server, kind: 'tools' | 'prompts' | 'res
   return kind === 'tools' ? server.sendToolListChanged() : kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
 }
 
-export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: BackendFilter };
+export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: BackendFilter; lazyTools?: boolean };
 
-export function createGatewayServer({ catalog, router, filter }: GatewayServerOptions): Server {
+export function createGatewayServer({ catalog, router, filter, lazyTools = false }: GatewayServerOptions): Server {
   const view = () => catalog.view(filter);
   const instructions = view().instructions;
   const server = new Server(
@@ -69,13 +70,25 @@ export function createGatewayServer({ catalog, router, filter }: GatewayServerOp
   );
 
   server.setRequestHandler('tools/list', (req) => {
-    const { page, nextCursor } = paginate(view().tools, req.params?.cursor);
+    const { page, nextCursor } = paginate(lazyTools ? META_TOOLS : view().tools, req.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
-  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
-    const result = await routed(ctx, true, (extra) => router.callTool(req.params.name, req.params.arguments, filter, extra));
-    const tool = view().tools.find((t) => t.name === req.params.name);
+  const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
+    const result = await routed(ctx, true, (extra) => router.callTool(name, args, filter, extra));
+    const tool = view().tools.find((t) => t.name === name);
     return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
+  };
+  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = req.params;
+    if (lazyTools && isMetaTool(name)) {
+      if (name === 'tool_list') return toolList(args, { view: view(), tagsOf: (s) => catalog.tagsOf(s) });
+      if (name === 'tool_schema') return toolSchema(args, view());
+      const tool = findTool(args, view());
+      const inner = args.arguments;
+      if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
+      return call(ctx, tool.name, inner as Record<string, unknown> | undefined);
+    }
+    return call(ctx, name, req.params.arguments);
   });
   server.setRequestHandler('prompts/list', (req) => {
     const { page, nextCursor } = paginate(view().prompts, req.params?.cursor);

@@ -8,14 +8,14 @@ import type { ChangeNotifier } from './notifier.ts';
 import type { Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 
-export type StdioServingOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; onEnd: () => void };
+export type StdioServingOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; lazyTools?: boolean; onEnd: () => void };
 
-export function serveOverStdio({ catalog, router, notifier, log, onEnd }: StdioServingOptions) {
+export function serveOverStdio({ catalog, router, notifier, log, lazyTools = false, onEnd }: StdioServingOptions) {
   // serveStdio may build a probe instance and then the real one: notify the latest.
   let current: Server | undefined;
   const handle = serveStdio(
     () => {
-      current = createGatewayServer({ catalog, router, filter: null });
+      current = createGatewayServer({ catalog, router, filter: null, lazyTools });
       return current;
     },
     { onerror: (error) => log.debug({ err: error.message }, 'MCP stdio error') },

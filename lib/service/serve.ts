@@ -19,6 +19,8 @@ import { createMcpEndpoints } from '../mcp/http.ts';
 import { ChangeNotifier } from '../mcp/notifier.ts';
 import { Router } from '../mcp/router.ts';
 import { serveOverStdio } from '../mcp/stdio.ts';
+import { createRestHandlers } from '../rest/routes.ts';
+import { TokenEstimator } from '../tokens/estimator.ts';
 import { type ControlServer, socketPath, startControlServer } from '../bus/control-socket.ts';
 import { createControlHandlers } from './control-handlers.ts';
 
@@ -51,7 +53,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   });
   router = new Router(catalog, (name) => registry.handle(name));
 
-  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log }) : null;
+  const tokens = new TokenEstimator();
+  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log, lazyTools: options.lazyTools }) : null;
   let server: http.Server | null = null;
   let port: number | null = null;
   if (options.http) {
@@ -64,6 +67,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         facts: currentProcessFacts,
       },
       mcpHttp ?? undefined,
+      createRestHandlers({ table, tokens }),
     );
     // polka's handler takes an optional `next`; passing one would replace its own route loop.
     const handle = app.handler.bind(app) as unknown as http.RequestListener;
@@ -129,7 +133,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
 
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finished = resolve));
-  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
+  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, lazyTools: options.lazyTools, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
 
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
   async function shutdown(reason: string): Promise<void> {
@@ -145,6 +149,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     await watcher?.close();
     await loading;
     await registry.stopAll();
+    await tokens.close();
     log.info('stopped');
   }
   return { port, shutdown, done };

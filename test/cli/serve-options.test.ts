@@ -16,6 +16,7 @@ const DEFAULTS: ServeOptions = {
   reload: true,
   transport: 'http',
   http: true,
+  lazyTools: false,
 };
 
 type Env = Record<string, string | undefined>;

@@ -1,0 +1,222 @@
+// `agent mcp tools list|disable|enable` (service.md "Tool filtering", "Command-line operations").
+// `list` shows the live inventory from the running service (control op `tools`), or the
+// configured rules when no service runs; `disable` / `enable` edit mcp.json (lib/config/edit.ts),
+// which a running service hot-reloads. Each returns the text to print and the exit code.
+import fs from 'node:fs/promises';
+import { qualify } from '../aggregate/names.ts';
+import type { ToolsResult, ToolView } from '../bus/control-protocol.ts';
+import { ConfigEditError, editToolState, findToolRules, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
+import { formatProblem } from '../config/errors.ts';
+import { parseJsonStrict } from '../config/parse-json.ts';
+import type { ConfigLocation } from '../config/paths.ts';
+import type { StatusView } from '../service/status-view.ts';
+import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, failure, type LocationFlags, locate, table } from './mcp-commands.ts';
+
+export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };
+
+const TOOLS_SUBCOMMANDS: Record<string, string[]> = { list: ['server'], disable: ['server', 'tool'], enable: ['server', 'tool'] };
+const VALUE_FLAGS = new Set(['--config', '--config-dir']);
+
+/**
+ * The usage problem of an `agent mcp tools ...` command line (arguments after the script), or
+ * null when it is not one or has the right number of arguments. Checked before sade parses,
+ * so that a missing argument is a usage error (exit 2) with a message naming it.
+ */
+export function toolsUsageProblem(args: readonly string[]): string | null {
+  const positionals: string[] = [];
+  let help = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg === '-h' || arg === '--help') help = true;
+    if (arg.startsWith('-') && arg !== '-') {
+      if (VALUE_FLAGS.has(arg)) i++;
+      continue;
+    }
+    positionals.push(arg);
+  }
+  if (positionals[0] !== 'mcp' || positionals[1] !== 'tools' || help) return null;
+  const sub = positionals[2];
+  const usage = 'agent mcp tools list <server> | disable <server> <tool> | enable <server> <tool>';
+  if (sub === undefined) return `\`agent mcp tools\` needs a subcommand: ${usage}`;
+  const wanted = TOOLS_SUBCOMMANDS[sub];
+  if (!wanted) return `Unknown subcommand \`agent mcp tools ${sub}\`; expected ${usage}`;
+  const given = positionals.slice(3);
+  const synopsis = `agent mcp tools ${sub} ${wanted.map((w) => `<${w}>`).join(' ')}`;
+  if (given.length < wanted.length) return `Missing ${wanted.slice(given.length).map((w) => `<${w}>`).join(' and ')}: ${synopsis}`;
+  if (given.length > wanted.length) return `Too many arguments (${given.slice(wanted.length).map((a) => JSON.stringify(a)).join(' ')}): ${synopsis}`;
+  return null;
+}
+
+const usage = (sub: string, message: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`agent mcp tools ${sub} --help\` for usage.\n` });
+
+/** One line, at most `max` characters. */
+function oneLine(text: string | null, max = 100): string {
+  if (text === null || !text.trim()) return '-';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+type ConfiguredRules = { ok: true; rules: ToolRules } | { ok: false; message: string; unknown: boolean };
+
+/** The tool rules of `server` as the configuration file states them (templates first). */
+async function configuredRules(location: ConfigLocation, server: string): Promise<ConfiguredRules> {
+  let text: string;
+  try {
+    text = await fs.readFile(location.file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, unknown: false, message: `cannot read ${location.file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}` };
+  }
+  const parsed = parseJsonStrict(text.replace(/^\uFEFF/, ''), location.file);
+  if (!parsed.ok) return { ok: false, unknown: false, message: formatProblem(parsed.problem) };
+  const rules = findToolRules(parsed.value, server);
+  if (!rules) return { ok: false, unknown: true, message: unknownServerMessage(parsed.value, server, location.file) };
+  return { ok: true, rules };
+}
+
+function rulesText(rules: ToolRules, onlyDisabled: boolean): string {
+  const lines = [`Disabled tools (${rules.path}):`];
+  lines.push(...(rules.disabledTools.length ? rules.disabledTools.map((t) => `  ${t}`) : ['  (none)']));
+  if (!onlyDisabled) {
+    lines.push(`Description overrides (${rules.path.replace(/disabledTools$/, 'toolDescriptionOverrides')}):`);
+    const overrides = Object.entries(rules.toolDescriptionOverrides);
+    lines.push(...(overrides.length ? overrides.map(([t, d]) => `  ${t}: ${oneLine(d)}`) : ['  (none)']));
+  }
+  if (rules.section === 'mcpTemplates') {
+    lines.push(`mcpTemplates.${rules.server} is a template (not served by this version)${rules.shadowedServerEntry ? `; it is authoritative over mcpServers.${rules.server}, whose rules are not used` : ''}.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function rulesJson(rules: ToolRules, onlyDisabled: boolean) {
+  return {
+    section: rules.section,
+    disabledTools: rules.disabledTools,
+    ...(onlyDisabled ? {} : { toolDescriptionOverrides: rules.toolDescriptionOverrides }),
+    shadowedServerEntry: rules.shadowedServerEntry,
+  };
+}
+
+/** The configured view: no live inventory, labelled as such (exit 0). */
+async function configuredList(location: ConfigLocation, server: string, flags: ToolsListFlags, label: string): Promise<CommandResult> {
+  const found = await configuredRules(location, server);
+  if (!found.ok) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${found.unknown ? found.message : `${label} The configuration cannot be read either: ${found.message}`}\n` };
+  const onlyDisabled = flags.disabled === true;
+  if (flags.json) {
+    return { code: EXIT_OK, stdout: `${JSON.stringify({ live: false, reason: label, configFile: location.file, server, ...rulesJson(found.rules, onlyDisabled) }, null, 2)}\n`, stderr: '' };
+  }
+  return {
+    code: EXIT_OK,
+    stdout: `${label}\nConfigured tool rules of '${server}' in ${location.file} (no live inventory):\n${rulesText(found.rules, onlyDisabled)}`,
+    stderr: '',
+  };
+}
+
+function liveRows(tools: ToolView[]): string {
+  const rows = [['NAME', 'STATE', 'DESCRIPTION']];
+  for (const t of tools) rows.push([t.name, t.enabled ? 'enabled' : 'DISABLED', `${oneLine(t.description)}${t.overridden ? '  [overridden]' : ''}`]);
+  return table(rows);
+}
+
+async function liveList(location: ConfigLocation, result: ToolsResult, flags: ToolsListFlags): Promise<CommandResult> {
+  const onlyDisabled = flags.disabled === true;
+  const tools = onlyDisabled ? result.tools.filter((t) => !t.enabled) : result.tools;
+  if (flags.json) return { code: EXIT_OK, stdout: `${JSON.stringify({ live: true, ...result, tools }, null, 2)}\n`, stderr: '' };
+  const disabled = result.tools.filter((t) => !t.enabled).length;
+  const lines: string[] = [];
+  lines.push(`Live tools of '${result.server}' (status ${result.status}) from the running service: ${result.tools.length} tools, ${result.tools.length - disabled} enabled, ${disabled} disabled`);
+  let out = `${lines.join('\n')}\n`;
+  if (tools.length) out += liveRows(tools);
+  else if (result.tools.length) out += '(no disabled tools)\n';
+  else out += `(no tool inventory observed yet; status ${result.status})\n`;
+  const overridden = tools.filter((t) => t.overridden);
+  if (overridden.length && !onlyDisabled) {
+    out += `Overridden descriptions (toolDescriptionOverrides; upstream text):\n${overridden.map((t) => `  ${t.name}: ${oneLine(t.upstreamDescription)}`).join('\n')}\n`;
+  }
+  if (result.unresolved.length) out += `Unresolved disabledTools entries (no observed tool of that name): ${result.unresolved.join(', ')}\n`;
+  if (!result.tools.length) {
+    // Nothing observed: at least say what the configuration asks for.
+    const found = await configuredRules(location, result.server);
+    if (found.ok) out += `Configured in ${location.file}:\n${rulesText(found.rules, onlyDisabled)}`;
+  }
+  return { code: EXIT_OK, stdout: out, stderr: '' };
+}
+
+/** `agent mcp tools list <server> [--disabled] [--json]`. */
+export async function toolsListCommand(server: string | undefined, flags: ToolsListFlags): Promise<CommandResult> {
+  if (typeof server !== 'string' || !server.trim()) return usage('list', '`agent mcp tools list <server>` needs a server name');
+  const location = locate(flags);
+  const answer: Answer = await ask(location, 'tools', { server });
+  if (answer.kind === 'ok') return liveList(location, answer.result as ToolsResult, flags);
+  if (answer.kind === 'none') return configuredList(location, server, flags, 'Service not running.');
+  // The service runs but has no live backend of that name: disabled, a template (not served),
+  // or not (yet) in the configuration it loaded. The file decides whether the name exists.
+  if (answer.code === 'not_running') return configuredList(location, server, flags, `Server '${server}' is disabled in the running service: no live inventory.`);
+  if (answer.code === 'unknown_server') return configuredList(location, server, flags, `The running service has no backend '${server}' (not served, or not loaded yet): no live inventory.`);
+  return failure(answer);
+}
+
+async function runningService(location: ConfigLocation): Promise<StatusView | null> {
+  const answer = await ask(location, 'status', {});
+  return answer.kind === 'ok' ? (answer.result as StatusView) : null;
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const real = async (p: string) => fs.realpath(p).catch(() => p);
+  return (await real(a)) === (await real(b));
+}
+
+function changeText(outcome: ToolEditOutcome, action: ToolAction, file: string): string {
+  const { rules, tool } = outcome;
+  const lines: string[] = [];
+  if (!outcome.changed) {
+    lines.push(
+      action === 'disable'
+        ? `Tool '${tool}' of server '${rules.server}' is already disabled (${rules.path} in ${file}); nothing changed.`
+        : `Tool '${tool}' of server '${rules.server}' is already enabled (not in ${rules.path} in ${file}); nothing changed.`,
+    );
+  } else if (action === 'disable') {
+    lines.push(`Disabled tool '${tool}' of server '${rules.server}': added ${JSON.stringify(outcome.added)} to ${rules.path} in ${file}.`);
+  } else {
+    lines.push(`Enabled tool '${tool}' of server '${rules.server}': removed ${outcome.removed.map((t) => JSON.stringify(t)).join(' and ')} from ${rules.path} in ${file}.`);
+  }
+  if (rules.shadowedServerEntry) lines.push(`mcpServers.${rules.server}.disabledTools is left unchanged: mcpTemplates.${rules.server} is authoritative for that name.`);
+  if (outcome.backup) lines.push(`Backup of the previous file: ${outcome.backup}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a running service. */
+export async function toolsEditCommand(action: ToolAction, server: string | undefined, tool: string | undefined, flags: LocationFlags): Promise<CommandResult> {
+  if (typeof server !== 'string' || !server.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a server name`);
+  if (typeof tool !== 'string' || !tool.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a non-empty tool name`);
+  const location = locate(flags);
+  let outcome: ToolEditOutcome;
+  try {
+    outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
+  } catch (error) {
+    if (!(error instanceof ConfigEditError)) throw error;
+    if (error.code === 'bad_tool_name') return usage(action, `${error.message}: agent mcp tools ${action} <server> <tool>`);
+    return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${error.message}\n` };
+  }
+  let out = changeText(outcome, action, location.file);
+  if (!outcome.changed) return { code: EXIT_OK, stdout: out, stderr: '' };
+  const service = await runningService(location);
+  const qualified = qualify(server, outcome.tool);
+  if (!service) {
+    out += `No service is running for ${location.dir}: the change applies when \`agent serve\` starts.\n`;
+  } else if (!(await sameFile(service.configFile, location.file))) {
+    out += `Note: the service running for ${location.dir} (pid ${service.pid}) uses ${service.configFile}, not this file; it does not see this change.\n`;
+  } else if (outcome.rules.section === 'mcpTemplates') {
+    out += `Templates are not served by this version: the rule is stored on mcpTemplates.${server} for its instances.\n`;
+  } else {
+    out +=
+      `The running service (pid ${service.pid}) picks the change up by hot reload: connected clients get tools/list_changed and ` +
+      `${action === 'disable' ? `no longer see ${qualified}` : `see ${qualified} again`}, without a restart of the backend. ` +
+      `(A service started with --no-reload needs \`agent mcp reload\`.)\n`;
+  }
+  return { code: EXIT_OK, stdout: out, stderr: '' };
+}
