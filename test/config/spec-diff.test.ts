@@ -1,0 +1,26 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { specChange } from '../../lib/config/spec-diff.ts';
+import type { StdioSpec } from '../../lib/config/types.ts';
+
+const base: StdioSpec = {
+  name: 'a', type: 'stdio', tags: ['x'], connectionTimeout: 10000, requestTimeout: 60000, protocolVersion: 'auto',
+  disabledTools: [], toolDescriptionOverrides: {}, command: 'node', args: ['s.js'], cwd: undefined, env: { A: '1' }, stderr: 'pipe',
+  supervision: { restartOnExit: false, maxRestarts: 5, restartDelay: 1000 },
+};
+
+const cases: [string, Partial<StdioSpec>, 'none' | 'metadata' | 'restart'][] = [
+  ['nothing', {}, 'none'],
+  ['tags', { tags: ['y'] }, 'metadata'],
+  ['disabledTools', { disabledTools: ['t'] }, 'metadata'],
+  ['toolDescriptionOverrides', { toolDescriptionOverrides: { t: 'd' } }, 'metadata'],
+  ['an env value', { env: { A: '2' } }, 'restart'],
+  ['args', { args: ['other.js'] }, 'restart'],
+  ['a timeout', { requestTimeout: 1 }, 'restart'],
+  ['supervision', { supervision: { restartOnExit: true, maxRestarts: 5, restartDelay: 1000 } }, 'restart'],
+  ['tags and args', { tags: ['y'], args: [] }, 'restart'],
+];
+for (const [name, change, expected] of cases) {
+  test(`spec-diff :: ${name} → ${expected}`, () => assert.is(specChange(base, { ...base, ...change }), expected));
+}
+test.run();
