@@ -1,0 +1,305 @@
+// Starting and stopping what the benchmarks measure: `agent serve` (from a private build or from
+// source through tsx) with the event-loop preload, and the bare node:http baseline. Everything
+// listens on 127.0.0.1 and is stopped by PID; what it left behind is reported.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { descendants, isAlive, killPids, rssMB, waitUntilDead } from './procs.ts';
+import { sleep } from './stats.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BENCH = path.join(ROOT, 'benchmarks');
+export const FIXTURES = {
+  healthy: path.join(BENCH, 'fixtures/healthy.mjs'),
+  crasher: path.join(BENCH, 'fixtures/crasher.mjs'),
+  flooder: path.join(BENCH, 'fixtures/flooder.mjs'),
+};
+const PRELOAD = pathToFileURL(path.join(BENCH, 'eld-preload.mjs')).href;
+const BUILD_DIR = path.join(BENCH, '.tmp/build');
+
+/** `dist`: a private `tsc` build (what ships); `source`: bin/agent.ts through tsx (what tests run). */
+export type Entry = 'dist' | 'source';
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Compiles lib/, workers/ and bin/ into benchmarks/.tmp/build with the project's build config,
+ * unless that build is newer than every source file. Type errors do not stop the emit.
+ */
+export function buildDist(log: (line: string) => void = () => {}): string {
+  const entry = path.join(BUILD_DIR, 'bin/agent.js');
+  const stamp = path.join(BUILD_DIR, '.stamp');
+  const sources = Math.max(...['lib', 'workers', 'bin'].map((d) => newestMtime(path.join(ROOT, d))), fs.statSync(path.join(ROOT, 'package.json')).mtimeMs);
+  if (fs.existsSync(stamp) && fs.existsSync(entry) && fs.statSync(stamp).mtimeMs > sources) return entry;
+  log(`building ${path.relative(ROOT, BUILD_DIR)} with tsc ...`);
+  fs.rmSync(BUILD_DIR, { recursive: true, force: true });
+  try {
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
+  } catch (error) {
+    if (!fs.existsSync(entry)) throw new Error(`build failed: ${(error as { stdout?: Buffer }).stdout?.toString() ?? error}`);
+    log('tsc reported type errors; using its output anyway');
+  }
+  fs.writeFileSync(stamp, new Date().toISOString());
+  return entry;
+}
+
+export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number };
+
+export type Agent = {
+  pid: number;
+  port: number;
+  base: string;
+  spawnedAt: number;
+  /** Log lines seen so far, and how many of them were a backend's stderr. */
+  logLines: () => number;
+  stderrLogLines: () => number;
+  /** "backend connected" log lines per backend name so far (first connections and restarts). */
+  connects: () => Record<string, number>;
+  /** Resets the main thread's event-loop delay histogram and returns what it held (ms). */
+  eld: () => Promise<EldSnapshot>;
+  rss: () => number;
+  stop: () => Promise<StopReport>;
+};
+
+export type EldSnapshot = { samples: number; p50Ms: number; p99Ms: number; maxMs: number; meanMs: number };
+export type StopReport = { exitMs: number; code: number | null; signal: string | null; leftovers: number[] };
+
+let seq = 0;
+
+// Every process started here that has not been stopped yet: if the harness itself dies (an
+// uncaught error, Ctrl-C), they are sent SIGTERM by PID on the way out.
+const live = new Set<number>();
+process.once('exit', () => killPids([...live], 'SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killPids([...live], 'SIGTERM');
+    process.exit(130);
+  });
+}
+function track(child: ChildProcess): void {
+  if (!child.pid) return;
+  const pid = child.pid;
+  live.add(pid);
+  child.once('exit', () => live.delete(pid));
+}
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_') && k !== 'NODE_OPTIONS') env[k] = v;
+  return { ...env, ...extra };
+}
+
+/** Kills `child` by PID with SIGTERM, waits for its exit, then checks `tracked` descendants are gone. */
+async function stopChild(child: ChildProcess, exited: Promise<{ code: number | null; signal: string | null }>, tracked: number[], graceMs: number): Promise<StopReport> {
+  const t0 = performance.now();
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const result = await Promise.race([exited, sleep(graceMs).then(() => null)]);
+  let final = result;
+  if (!final) {
+    killPids([child.pid!], 'SIGKILL');
+    final = await exited;
+  }
+  const exitMs = performance.now() - t0;
+  const leftovers = await waitUntilDead(tracked, 3_000);
+  killPids(leftovers, 'SIGKILL');
+  return { exitMs, code: final.code, signal: final.signal, leftovers };
+}
+
+export type AgentOptions = {
+  entry: Entry;
+  servers: Record<string, ServerEntry>;
+  /** Marker put on every command line this run starts, for the final sweep. */
+  marker: string;
+  tmp: string;
+  /** Write V8 CPU profiles (main thread and workers) of the service into this directory. */
+  cpuProfDir?: string;
+};
+
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const dir = fs.mkdtempSync(path.join(options.tmp, `agent-${++seq}-`));
+  const configFile = path.join(dir, 'mcp.json');
+  fs.writeFileSync(configFile, JSON.stringify({ mcpServers: options.servers }, null, 2));
+  const eldFile = path.join(dir, 'eld.ndjson');
+  const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload'];
+  const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const args =
+    options.entry === 'dist'
+      ? [...prof, '--import', PRELOAD, buildDist(), ...serveArgs]
+      : [...prof, '--import', 'tsx', '--import', PRELOAD, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv({ BENCH_ELD_FILE: eldFile }), stdio: ['ignore', 'ignore', 'pipe'] });
+  track(child);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let lines = 0;
+  let stderrLines = 0;
+  const connects: Record<string, number> = {};
+  let port = 0;
+  const tail: string[] = [];
+  let buffered = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      lines++;
+      if (line.includes('"stream":"stderr"')) stderrLines++;
+      if (line.includes('"msg":"backend connected"')) {
+        const name = /"backend":"([^"]+)"/.exec(line)?.[1] ?? '?';
+        connects[name] = (connects[name] ?? 0) + 1;
+      }
+      if (!port) {
+        const m = /"msg":"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(line);
+        if (m) port = Number(m[1]);
+      }
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+    }
+  });
+  const deadline = Date.now() + 30_000;
+  while (!port) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      killPids([child.pid!]);
+      throw new Error(`agent serve did not start (${child.exitCode ?? child.signalCode ?? 'timeout'}):\n${tail.join('\n')}`);
+    }
+    await sleep(10);
+  }
+  const pid = child.pid!;
+  let eldSeen = 0;
+  return {
+    pid,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    spawnedAt,
+    logLines: () => lines,
+    stderrLogLines: () => stderrLines,
+    connects: () => ({ ...connects }),
+    rss: () => rssMB(pid),
+    async eld() {
+      const want = eldSeen + 1;
+      process.kill(pid, 'SIGUSR2');
+      const until = Date.now() + 5_000;
+      for (;;) {
+        const text = fs.existsSync(eldFile) ? fs.readFileSync(eldFile, 'utf8') : '';
+        const all = text.split('\n').filter(Boolean);
+        if (all.length >= want) {
+          eldSeen = all.length;
+          const { samples, p50Ms, p99Ms, maxMs, meanMs } = JSON.parse(all[all.length - 1]!) as EldSnapshot;
+          return { samples, p50Ms, p99Ms, maxMs, meanMs };
+        }
+        if (Date.now() > until) throw new Error('no event-loop delay report from the service within 5 s');
+        await sleep(5);
+      }
+    },
+    async stop() {
+      const tracked = descendants(pid);
+      const report = await stopChild(child, exited, tracked, 15_000);
+      fs.rmSync(dir, { recursive: true, force: true });
+      return report;
+    },
+  };
+}
+
+export type Bare = { pid: number; port: number; base: string; rss: () => number; eld: () => Promise<EldSnapshot>; stop: () => Promise<StopReport> };
+
+/** The bare baseline in its own process, answering `body`; with the same event-loop preload. */
+export async function startBare(body: string, options: { marker: string; tmp: string }): Promise<Bare> {
+  const dir = fs.mkdtempSync(path.join(options.tmp, `bare-${++seq}-`));
+  const bodyFile = path.join(dir, 'body.json');
+  fs.writeFileSync(bodyFile, body);
+  const eldFile = path.join(dir, 'eld.ndjson');
+  const child = spawn(process.execPath, ['--import', PRELOAD, path.join(BENCH, 'bare-server.mjs'), bodyFile, options.marker], {
+    cwd: ROOT,
+    env: cleanEnv({ BENCH_ELD_FILE: eldFile }),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  track(child);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('bare server did not start')), 10_000);
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const m = /"port":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', () => reject(new Error('bare server exited')));
+  });
+  const pid = child.pid!;
+  let eldSeen = 0;
+  return {
+    pid,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    rss: () => rssMB(pid),
+    async eld() {
+      process.kill(pid, 'SIGUSR2');
+      const until = Date.now() + 5_000;
+      for (;;) {
+        const all = (fs.existsSync(eldFile) ? fs.readFileSync(eldFile, 'utf8') : '').split('\n').filter(Boolean);
+        if (all.length > eldSeen) {
+          eldSeen = all.length;
+          return JSON.parse(all[all.length - 1]!) as EldSnapshot;
+        }
+        if (Date.now() > until) throw new Error('no event-loop delay report from the bare server within 5 s');
+        await sleep(5);
+      }
+    },
+    async stop() {
+      const report = await stopChild(child, exited, [], 5_000);
+      fs.rmSync(dir, { recursive: true, force: true });
+      return report;
+    },
+  };
+}
+
+/** Runs `node <script> ...args` to completion (bounded), returning its first stdout line as JSON and the time from spawn until that line. */
+export async function runScript<T>(script: string, args: string[], timeoutMs: number): Promise<{ result: T; firstLineMs: number; pid: number; leftovers: number[] }> {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit'] });
+  track(child);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let firstLineMs = Number.NaN;
+  let out = '';
+  let tracked: number[] = [];
+  const line = new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      if (out.includes('\n') && Number.isNaN(firstLineMs)) {
+        firstLineMs = performance.now() - spawnedAt;
+        tracked = descendants(child.pid!);
+        resolve(out.slice(0, out.indexOf('\n')));
+      }
+    });
+    void exited.then(() => reject(new Error(`${path.basename(script)} exited without a result`)));
+  });
+  const timer = setTimeout(() => killPids([child.pid!, ...descendants(child.pid!)]), timeoutMs);
+  try {
+    const first = await line;
+    const done = await Promise.race([exited, sleep(10_000).then(() => null)]);
+    if (!done) killPids([child.pid!]);
+    const leftovers = await waitUntilDead(tracked, 3_000);
+    killPids(leftovers);
+    return { result: JSON.parse(first) as T, firstLineMs, pid: child.pid!, leftovers };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function tmpRoot(marker: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `agent-bench-${marker}-`));
+}
+
+export { isAlive };

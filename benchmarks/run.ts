@@ -1,0 +1,561 @@
+// The benchmark suite of issue 5: does the probe path stay fast while backends crash, restart and
+// flood stderr, and what does each backend cost?
+//
+//   node --import tsx benchmarks/run.ts [--quick] [--source] [--no-write] [--cpu-prof]
+//   npm run bench            full: every scenario twice, interleaved (about 6 minutes)
+//   npm run bench -- --quick one round, short phases (under a minute)
+//
+// Prints one table and writes benchmarks/results/<date>.json. Everything listens on 127.0.0.1,
+// every phase has a fixed length, and every process started is stopped by PID and checked gone.
+// See benchmarks/README.md for what each figure means.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FixedRate, fixedRate, type Saturation, saturate } from './lib/load.ts';
+import { type CallFigures, connectHttp, connectStdio, type FloodStats, floodStats, measureCalls } from './lib/mcp.ts';
+import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB } from './lib/procs.ts';
+import {
+  type Agent,
+  BENCH,
+  buildDist,
+  type EldSnapshot,
+  type Entry,
+  FIXTURES,
+  ROOT,
+  runScript,
+  type ServerEntry,
+  startAgent,
+  startBare,
+  type StopReport,
+  tmpRoot,
+} from './lib/service.ts';
+import { mean, round, sleep } from './lib/stats.ts';
+
+export type BenchOptions = {
+  rounds: number;
+  /** autocannon phases */
+  saturationSeconds: number;
+  connections: number;
+  /** load-balancer-like probing of /health and /health/live at once, `fixedRate` req/s each */
+  fixedRate: number;
+  fixedSeconds: number;
+  /** wait after "ready" before RSS is read and load starts */
+  settleMs: number;
+  idleBackends: number;
+  churn: { healthy: number; crashers: number; flooders: number; floodMBps: number };
+  scaleBackends: number;
+  toolSerialSeconds: number;
+  toolConcurrentSeconds: number;
+  toolCallers: number;
+  toolWarmupCalls: number;
+  floodSeconds: number;
+  entry: Entry;
+  readyTimeoutMs: number;
+  /** When set, every `agent serve` writes V8 CPU profiles (main thread and workers) here. */
+  cpuProfDir?: string;
+  log: (line: string) => void;
+};
+
+export const FULL: BenchOptions = {
+  rounds: 2,
+  saturationSeconds: 10,
+  connections: 50,
+  fixedRate: 200,
+  fixedSeconds: 15,
+  settleMs: 500,
+  idleBackends: 10,
+  churn: { healthy: 4, crashers: 4, flooders: 2, floodMBps: 15 },
+  scaleBackends: 50,
+  toolSerialSeconds: 0.5,
+  toolConcurrentSeconds: 1.5,
+  toolCallers: 10,
+  toolWarmupCalls: 20,
+  floodSeconds: 3,
+  entry: 'dist',
+  readyTimeoutMs: 60_000,
+  log: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Under a minute: one round, short phases, and 20 backends instead of 50 for `scale`. */
+export const QUICK: BenchOptions = {
+  ...FULL,
+  rounds: 1,
+  saturationSeconds: 1.5,
+  fixedSeconds: 2,
+  settleMs: 300,
+  scaleBackends: 20,
+  toolSerialSeconds: 0.3,
+  toolConcurrentSeconds: 0.8,
+  floodSeconds: 2,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Result shapes
+
+export type PhaseCost = {
+  eld: EldSnapshot;
+  /** The measured process (all its threads), % of one core. */
+  cpuPct: number;
+  /** Its descendants (the backends), % of one core. */
+  childrenCpuPct: number;
+  /** The whole machine, every process, % of all cores. */
+  machineBusyPct: number;
+  rssStartMB: number;
+  rssEndMB: number;
+};
+export type SaturationPhase = Saturation & PhaseCost;
+export type FixedPhase = { health: FixedRate; live: FixedRate } & PhaseCost;
+
+export type AgentScenario = {
+  backends: number;
+  readyMs: number;
+  rssMB: number;
+  bodyBytes: number;
+  saturationHealth: SaturationPhase;
+  /** null for `scale`: /health/live reads no backend state, so 50 backends add nothing to it. */
+  saturationLive: SaturationPhase | null;
+  fixed: FixedPhase;
+};
+
+export type BareScenario = { bodyBytes: number; rssMB: number; saturation: SaturationPhase; fixed: FixedPhase };
+
+export type Round = {
+  round: number;
+  empty: { rssMB: number; listeningMs: number };
+  idle: AgentScenario & { toolCalls: { mcpLegacy: CallFigures; mcpAuto: CallFigures } };
+  direct: { toolCalls: CallFigures };
+  bare: BareScenario;
+  churn: AgentScenario & { flooders: { name: string; mbps: number }[]; crasherConnects: number; readyBody: unknown };
+  scale: AgentScenario;
+  plain: { readyMs: number; connectMs: number; count: number };
+  flood: {
+    captured: { mbps: number; cpuPct: number; flooderCpuPct: number; machineBusyPct: number; rssStartMB: number; rssEndMB: number; rssMaxMB: number; eld: EldSnapshot; stderrLogLines: number; seconds: number };
+    devNull: { mbps: number };
+  };
+};
+
+export type Target = { name: string; rule: string; perRound: number[]; achieved: number; limit: number; pass: boolean };
+
+export type BenchResult = {
+  date: string;
+  quick: boolean;
+  machine: { cpus: number; model: string; node: string; platform: string; kernel: string; memoryGB: number };
+  /** 1-minute load average before and after: other work on the machine skews every figure. */
+  loadAverage: { start: number; end: number };
+  options: Omit<BenchOptions, 'log'>;
+  rounds: Round[];
+  summary: Record<string, number>;
+  targets: Target[];
+  stops: StopReport[];
+  leftovers: { pid: number; cmdline: string }[];
+  table: string;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+type Measured = { eld: () => Promise<EldSnapshot>; rss: () => number; pid: number };
+
+/** Runs `fn` as one phase: resets the event-loop histogram, reads CPU and RSS around it. */
+async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<T & PhaseCost> {
+  await target.eld(); // reset
+  const rssStartMB = target.rss();
+  const cpu = cpuMeter(target.pid);
+  const children = childrenCpuMeter(target.pid);
+  const machine = machineMeter();
+  const value = await fn();
+  const cpuPct = cpu();
+  const childrenCpuPct = children();
+  const machineBusyPct = machine();
+  const eld = await target.eld();
+  return { ...value, eld, cpuPct, childrenCpuPct, machineBusyPct, rssStartMB, rssEndMB: target.rss() };
+}
+
+async function fixedBoth(healthUrl: string, liveUrl: string, rate: number, seconds: number) {
+  const [health, live] = await Promise.all([fixedRate(healthUrl, rate, seconds), fixedRate(liveUrl, rate, seconds)]);
+  return { health, live };
+}
+
+/** Median of a few RSS reads 50 ms apart. */
+async function steadyRss(pid: number): Promise<number> {
+  const reads: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    reads.push(rssMB(pid));
+    await sleep(50);
+  }
+  return reads.sort((a, b) => a - b)[2]!;
+}
+
+type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
+
+/** ms from the service's spawn until /health reports every backend in `names` healthy. */
+async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    try {
+      const res = await fetch(`${agent.base}/health`);
+      const body = (await res.json()) as HealthBody;
+      const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
+      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
+    } catch {
+      /* not yet */
+    }
+    await sleep(25);
+  }
+  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
+}
+
+function server(fixture: string, name: string, marker: string, extra: Partial<ServerEntry> = {}, env: Record<string, string> = {}): ServerEntry {
+  return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
+}
+
+function healthyServers(count: number, marker: string, prefix = 'h'): Record<string, ServerEntry> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, server(FIXTURES.healthy, `${prefix}${i}`, marker)]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The suite
+
+export async function runBench(partial: Partial<BenchOptions> & { quick?: boolean } = {}): Promise<BenchResult> {
+  const { quick = false, ...overrides } = partial;
+  const o: BenchOptions = { ...(quick ? QUICK : FULL), ...overrides };
+  const log = o.log;
+  const marker = `bench-run-${process.pid}-${Date.now().toString(36)}`;
+  const tmp = tmpRoot(marker);
+  const stops: StopReport[] = [];
+  const started = performance.now();
+  const loadStart = os.loadavg()[0]!;
+  const since = () => `${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s`;
+  if (o.entry === 'dist') buildDist(log);
+
+  const agentPhases = async (agent: Agent, withLive = true): Promise<Pick<AgentScenario, 'saturationHealth' | 'saturationLive' | 'fixed'>> => {
+    const saturationHealth = await phase(agent, () => saturate(`${agent.base}/health`, o.saturationSeconds, o.connections));
+    const saturationLive = withLive ? await phase(agent, () => saturate(`${agent.base}/health/live`, o.saturationSeconds, o.connections)) : null;
+    const fixed = await phase(agent, () => fixedBoth(`${agent.base}/health`, `${agent.base}/health/live`, o.fixedRate, o.fixedSeconds));
+    return { saturationHealth, saturationLive, fixed };
+  };
+
+  /** Starts a service on `servers`, waits for `expect` healthy, runs `body`, always stops it. */
+  const withAgent = async <T>(what: string, servers: Record<string, ServerEntry>, expect: string[], body: (agent: Agent, readyMs: number, rss: number) => Promise<T>): Promise<T> => {
+    log(`${since()}  ${what}`);
+    const agent = await startAgent({ entry: o.entry, servers, marker, tmp, ...(o.cpuProfDir ? { cpuProfDir: path.join(o.cpuProfDir, what.replace(/[^a-z0-9]+/gi, '-')) } : {}) });
+    try {
+      const readyMs = await waitHealthy(agent, expect, o.readyTimeoutMs);
+      await sleep(o.settleMs);
+      const rss = await steadyRss(agent.pid);
+      return await body(agent, readyMs, rss);
+    } finally {
+      const stop = await agent.stop();
+      stops.push(stop);
+      if (stop.leftovers.length) log(`  ${what}: ${stop.leftovers.length} process(es) outlived the service and were killed: ${stop.leftovers.join(' ')}`);
+    }
+  };
+
+  let bareBody: string | null = null;
+  const rounds: Round[] = [];
+  let leftovers: { pid: number; cmdline: string }[] = [];
+  try {
+    for (let r = 1; r <= o.rounds; r++) {
+      // 0 backends: the RSS floor.
+      const empty = await withAgent(`round ${r}: empty (0 backends)`, {}, [], async (agent, readyMs, rss) => ({ rssMB: rss, listeningMs: readyMs }));
+
+      // idle: healthy backends, then tool calls through /mcp.
+      const idleNames = Object.keys(healthyServers(o.idleBackends, marker));
+      const idle = await withAgent(`round ${r}: idle (${o.idleBackends} healthy)`, healthyServers(o.idleBackends, marker), idleNames, async (agent, readyMs, rssMB) => {
+        const sample = await (await fetch(`${agent.base}/health`)).text();
+        bareBody ??= sample;
+        const phases = await agentPhases(agent);
+        const tool = `${idleNames[0]}_agent_echo`;
+        const legacy = await connectHttp(agent.base, 'legacy');
+        const mcpLegacy = await measureCalls(legacy, tool, o.toolSerialSeconds, o.toolConcurrentSeconds, o.toolCallers, o.toolWarmupCalls).finally(() => legacy.close());
+        const auto = await connectHttp(agent.base, 'auto');
+        const mcpAuto = await measureCalls(auto, tool, o.toolSerialSeconds, o.toolConcurrentSeconds, o.toolCallers, o.toolWarmupCalls).finally(() => auto.close());
+        return { backends: o.idleBackends, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, toolCalls: { mcpLegacy, mcpAuto } };
+      });
+
+      // direct: the same fixture, the SDK client over stdio, no service in between.
+      log(`${since()}  round ${r}: direct tool calls`);
+      const directConn = await connectStdio(FIXTURES.healthy, [marker], { FIXTURE_NAME: 'direct' });
+      const direct = { toolCalls: await measureCalls(directConn.client, 'echo', o.toolSerialSeconds, o.toolConcurrentSeconds, o.toolCallers, o.toolWarmupCalls).finally(() => directConn.client.close()) };
+
+      // bare: a plain node:http server in its own process, same body size as idle /health.
+      log(`${since()}  round ${r}: bare node:http`);
+      const bareServer = await startBare(bareBody!, { marker, tmp });
+      let bare: BareScenario;
+      try {
+        const saturation = await phase(bareServer, () => saturate(`${bareServer.base}/`, o.saturationSeconds, o.connections));
+        const fixed = await phase(bareServer, () => fixedBoth(`${bareServer.base}/`, `${bareServer.base}/`, o.fixedRate, o.fixedSeconds));
+        bare = { bodyBytes: Buffer.byteLength(bareBody!), rssMB: bareServer.rss(), saturation, fixed };
+      } finally {
+        stops.push(await bareServer.stop());
+      }
+
+      // churn: healthy + crashers restarting forever + flooders.
+      const c = o.churn;
+      const churnServers: Record<string, ServerEntry> = {
+        ...healthyServers(c.healthy, marker),
+        ...Object.fromEntries(Array.from({ length: c.crashers }, (_, i) => [`c${i}`, server(FIXTURES.crasher, `c${i}`, marker, { restartOnExit: true, maxRestarts: 0, restartDelay: 100 })])),
+        ...Object.fromEntries(Array.from({ length: c.flooders }, (_, i) => [`f${i}`, server(FIXTURES.flooder, `f${i}`, marker, {}, { FLOOD_MBPS: String(c.floodMBps) })])),
+      };
+      const stable = Object.keys(churnServers).filter((n) => !n.startsWith('c'));
+      const churn = await withAgent(`round ${r}: churn (${c.healthy} healthy, ${c.crashers} crashers, ${c.flooders} flooders)`, churnServers, stable, async (agent, readyMs, rssMB) => {
+        const sample = await (await fetch(`${agent.base}/health`)).text();
+        const mcp = await connectHttp(agent.base, 'legacy');
+        try {
+          const floodNames = stable.filter((n) => n.startsWith('f'));
+          const before = await Promise.all(floodNames.map((n) => floodStats(mcp, `${n}_agent_stats`)));
+          const connects0 = agent.connects();
+          const phases = await agentPhases(agent);
+          const connects1 = agent.connects();
+          const after = await Promise.all(floodNames.map((n) => floodStats(mcp, `${n}_agent_stats`)));
+          const readyBody = await (await fetch(`${agent.base}/health/ready`)).json();
+          const crasherConnects = Object.keys(connects1)
+            .filter((n) => n.startsWith('c'))
+            .reduce((sum, n) => sum + (connects1[n] ?? 0) - (connects0[n] ?? 0), 0);
+          const flooders = floodNames.map((name, i) => ({ name, mbps: rate(before[i]!, after[i]!) }));
+          return { backends: Object.keys(churnServers).length, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, flooders, crasherConnects, readyBody };
+        } finally {
+          await mcp.close();
+        }
+      });
+
+      // scale: many healthy backends.
+      const scaleServers = healthyServers(o.scaleBackends, marker);
+      const scale = await withAgent(`round ${r}: scale (${o.scaleBackends} healthy)`, scaleServers, Object.keys(scaleServers), async (agent, readyMs, rssMB) => {
+        const sample = await (await fetch(`${agent.base}/health`)).text();
+        return { backends: o.scaleBackends, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...(await agentPhases(agent, false)) };
+      });
+
+      // plain: the same backends spawned and initialized by a plain script.
+      log(`${since()}  round ${r}: plain script (${o.scaleBackends} backends)`);
+      const plainRun = await runScript<{ count: number; connectMs: number }>(path.join(BENCH, 'plain-spawn.mjs'), [String(o.scaleBackends), FIXTURES.healthy, marker], 60_000);
+      if (plainRun.leftovers.length) log(`  plain script left ${plainRun.leftovers.length} process(es); killed`);
+      const plain = { readyMs: plainRun.firstLineMs, connectMs: plainRun.result.connectMs, count: plainRun.result.count };
+
+      // flood: one flooder writing as fast as it can, captured by the service; then to /dev/null.
+      const floodServers = { flood: server(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };
+      const captured = await withAgent(`round ${r}: flood (captured)`, floodServers, ['flood'], async (agent) => {
+        const mcp = await connectHttp(agent.base, 'legacy');
+        try {
+          const lines0 = agent.stderrLogLines();
+          const s0 = await floodStats(mcp, 'flood_agent_stats');
+          let rssMaxMB = 0;
+          const result = await phase(agent, async () => {
+            const until = performance.now() + o.floodSeconds * 1000;
+            while (performance.now() < until) {
+              rssMaxMB = Math.max(rssMaxMB, agent.rss());
+              await sleep(100);
+            }
+            return {};
+          });
+          const s1 = await floodStats(mcp, 'flood_agent_stats');
+          rssMaxMB = Math.max(rssMaxMB, result.rssEndMB);
+          return { mbps: rate(s0, s1), cpuPct: result.cpuPct, flooderCpuPct: result.childrenCpuPct, machineBusyPct: result.machineBusyPct, rssStartMB: result.rssStartMB, rssEndMB: result.rssEndMB, rssMaxMB, eld: result.eld, stderrLogLines: agent.stderrLogLines() - lines0, seconds: o.floodSeconds };
+        } finally {
+          await mcp.close();
+        }
+      });
+      log(`${since()}  round ${r}: flood (/dev/null)`);
+      const nullConn = await connectStdio(FIXTURES.flooder, [marker], { FIXTURE_NAME: 'flood', FLOOD_MBPS: '0' }, 'ignore');
+      let devNull: { mbps: number };
+      try {
+        const s0 = await floodStats(nullConn.client, 'stats');
+        await sleep(Math.min(o.floodSeconds / 2, 3) * 1000);
+        devNull = { mbps: rate(s0, await floodStats(nullConn.client, 'stats')) };
+      } finally {
+        await nullConn.client.close();
+      }
+
+      rounds.push({ round: r, empty, idle, direct, bare, churn, scale, plain, flood: { captured, devNull } });
+    }
+  } finally {
+    // Nothing this run started may survive it, failed or not.
+    await sleep(200);
+    leftovers = processesWith(marker);
+    killPids(leftovers.map((p) => p.pid));
+    fs.rmSync(tmp, { recursive: true, force: true });
+    log(`${since()}  done${leftovers.length ? `; killed ${leftovers.length} leftover process(es)` : '; no process left behind'}`);
+  }
+
+  const { summary, targets } = summarize(rounds, o);
+  const cpu = os.cpus();
+  const result: BenchResult = {
+    date: new Date().toISOString(),
+    quick,
+    loadAverage: { start: round(loadStart, 2), end: round(os.loadavg()[0]!, 2) },
+    machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.arch()}`, kernel: os.release(), memoryGB: round(os.totalmem() / 1e9, 1) },
+    options: { ...o, log: undefined } as unknown as Omit<BenchOptions, 'log'>,
+    rounds,
+    summary,
+    targets,
+    stops,
+    leftovers,
+    table: '',
+  };
+  result.table = formatTable(result);
+  return result;
+}
+
+function rate(s0: FloodStats, s1: FloodStats): number {
+  return (s1.bytes - s0.bytes) / 1e3 / (s1.elapsedMs - s0.elapsedMs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary, targets, table
+
+function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, number>; targets: Target[] } {
+  const m = (pick: (r: Round) => number) => mean(rounds.map(pick));
+  const s: Record<string, number> = {
+    bareSaturationRps: m((r) => r.bare.saturation.rps),
+    idleHealthSaturationRps: m((r) => r.idle.saturationHealth.rps),
+    churnHealthSaturationRps: m((r) => r.churn.saturationHealth.rps),
+    scaleHealthSaturationRps: m((r) => r.scale.saturationHealth.rps),
+    bareFixedP99: m((r) => r.bare.fixed.health.p99),
+    idleFixedHealthP99: m((r) => r.idle.fixed.health.p99),
+    churnFixedHealthP99: m((r) => r.churn.fixed.health.p99),
+    idleFixedLiveP99: m((r) => r.idle.fixed.live.p99),
+    churnFixedLiveP99: m((r) => r.churn.fixed.live.p99),
+    churnEldP99Max: m((r) => churnEldMax(r)),
+    scaleReadyMs: m((r) => r.scale.readyMs),
+    plainReadyMs: m((r) => r.plain.readyMs),
+    rss0MB: m((r) => r.empty.rssMB),
+    rssIdleMB: m((r) => r.idle.rssMB),
+    rssScaleMB: m((r) => r.scale.rssMB),
+    perBackendRssMB: m((r) => perBackend(r, o)),
+    toolSerialP50Mcp: m((r) => r.idle.toolCalls.mcpLegacy.serial.p50),
+    toolSerialP50Direct: m((r) => r.direct.toolCalls.serial.p50),
+    toolP50Mcp: m((r) => r.idle.toolCalls.mcpLegacy.concurrent.p50),
+    toolP50Direct: m((r) => r.direct.toolCalls.concurrent.p50),
+    toolPerSecondMcp: m((r) => r.idle.toolCalls.mcpLegacy.concurrent.perSecond),
+    toolPerSecondDirect: m((r) => r.direct.toolCalls.concurrent.perSecond),
+    floodCapturedMBps: m((r) => r.flood.captured.mbps),
+    floodDevNullMBps: m((r) => r.flood.devNull.mbps),
+    floodCpuPct: m((r) => r.flood.captured.cpuPct),
+    floodRssGrowthMB: m((r) => r.flood.captured.rssEndMB - r.flood.captured.rssStartMB),
+  };
+  for (const [k, v] of Object.entries(s)) s[k] = round(v, 3);
+
+  const targets: Target[] = [];
+  const add = (name: string, rule: string, perRound: number[], achieved: number, limit: number, atMost: boolean) =>
+    targets.push({ name, rule, perRound: perRound.map((v) => round(v, 3)), achieved: round(achieved, 3), limit, pass: atMost ? achieved <= limit : achieved >= limit });
+  const per = (f: (r: Round) => number) => rounds.map(f);
+  add('/health saturation, idle ÷ bare', '≥ 0.7', per((r) => r.idle.saturationHealth.rps / r.bare.saturation.rps), s.idleHealthSaturationRps! / s.bareSaturationRps!, 0.7, false);
+  add('/health saturation, churn ÷ bare', '≥ 0.5', per((r) => r.churn.saturationHealth.rps / r.bare.saturation.rps), s.churnHealthSaturationRps! / s.bareSaturationRps!, 0.5, false);
+  add('fixed-rate /health p99, churn ÷ idle', '≤ 1.5', per((r) => r.churn.fixed.health.p99 / r.idle.fixed.health.p99), s.churnFixedHealthP99! / s.idleFixedHealthP99!, 1.5, true);
+  add('fixed-rate /health p99, idle ÷ bare', '≤ 1.5', per((r) => r.idle.fixed.health.p99 / r.bare.fixed.health.p99), s.idleFixedHealthP99! / s.bareFixedP99!, 1.5, true);
+  add('event-loop delay p99, worst churn phase (ms)', '≤ 5', per(churnEldMax), Math.max(...per(churnEldMax)), 5, true);
+  add(`${o.scaleBackends} backends ready, service ÷ plain script`, '≤ 1.5', per((r) => r.scale.readyMs / r.plain.readyMs), s.scaleReadyMs! / s.plainReadyMs!, 1.5, true);
+  add('RSS per backend (MB)', '≤ 15', per((r) => perBackend(r, o)), s.perBackendRssMB!, 15, true);
+  add('tool call p50, 10 callers: /mcp − direct (ms)', '≤ 1', per((r) => r.idle.toolCalls.mcpLegacy.concurrent.p50 - r.direct.toolCalls.concurrent.p50), s.toolP50Mcp! - s.toolP50Direct!, 1, true);
+  add('tool call p50, 1 caller: /mcp − direct (ms)', '≤ 1', per((r) => r.idle.toolCalls.mcpLegacy.serial.p50 - r.direct.toolCalls.serial.p50), s.toolSerialP50Mcp! - s.toolSerialP50Direct!, 1, true);
+  add('tool calls/s, 10 callers: /mcp ÷ direct', '≥ 0.5', per((r) => r.idle.toolCalls.mcpLegacy.concurrent.perSecond / r.direct.toolCalls.concurrent.perSecond), s.toolPerSecondMcp! / s.toolPerSecondDirect!, 0.5, false);
+  return { summary: s, targets };
+}
+
+function churnEldMax(r: Round): number {
+  return Math.max(r.churn.saturationHealth.eld.p99Ms, r.churn.saturationLive?.eld.p99Ms ?? 0, r.churn.fixed.eld.p99Ms);
+}
+
+function perBackend(r: Round, o: BenchOptions): number {
+  return (r.scale.rssMB - r.empty.rssMB) / o.scaleBackends;
+}
+
+function fmt(v: number): string {
+  if (Number.isNaN(v)) return '-';
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  return a >= 1000 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3).replace(/\.?0+$/, '') || '0';
+}
+
+/** One markdown table: the figures per round and their mean, then each target with pass/fail. */
+export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): string {
+  const { rounds } = result;
+  const rows: string[][] = [];
+  const head = ['figure', ...rounds.map((r) => `#${r.round}`), rounds.length > 1 ? 'mean' : 'result', 'target'];
+  const row = (label: string, pick: (r: Round) => number[]) => {
+    const values = rounds.map(pick);
+    const cells = values.map((v) => v.map(fmt).join(' / '));
+    const means = values[0]!.map((_, i) => fmt(mean(values.map((v) => v[i]!))));
+    rows.push([label, ...cells, ...(rounds.length > 1 ? [means.join(' / ')] : [cells[0]!]), '']);
+  };
+  const sat = (p: SaturationPhase | null) => (p ? [p.rps, p.p99] : [Number.NaN, Number.NaN]);
+  const fix = (p: FixedRate) => [p.p50, p.p99, p.max];
+
+  row('bare: saturation req/s / p99 ms', (r) => sat(r.bare.saturation));
+  row('bare: fixed-rate p50 / p99 / max ms', (r) => fix(r.bare.fixed.health));
+  row('bare: event-loop delay p99 ms (sat, fixed)', (r) => [r.bare.saturation.eld.p99Ms, r.bare.fixed.eld.p99Ms]);
+  row('bare: fixed phase: machine busy % / prober late ms', (r) => [r.bare.fixed.machineBusyPct, Math.max(r.bare.fixed.health.lateStartMs, r.bare.fixed.live.lateStartMs)]);
+  for (const name of ['idle', 'churn', 'scale'] as const) {
+    const sc = (r: Round) => r[name];
+    row(`${name}: backends / ready ms / RSS MB`, (r) => [sc(r).backends, sc(r).readyMs, sc(r).rssMB]);
+    row(`${name}: /health saturation req/s / p99 ms`, (r) => sat(sc(r).saturationHealth));
+    row(`${name}: /health/live saturation req/s / p99 ms`, (r) => sat(sc(r).saturationLive));
+    row(`${name}: /health fixed-rate p50 / p99 / max ms`, (r) => fix(sc(r).fixed.health));
+    row(`${name}: /health/live fixed-rate p50 / p99 / max ms`, (r) => fix(sc(r).fixed.live));
+    row(`${name}: non-2xx + errors (sat /health, sat live, fixed)`, (r) => [
+      sc(r).saturationHealth.non2xx + sc(r).saturationHealth.errors,
+      sc(r).saturationLive ? sc(r).saturationLive!.non2xx + sc(r).saturationLive!.errors : Number.NaN,
+      sc(r).fixed.health.non2xx + sc(r).fixed.health.errors + sc(r).fixed.live.non2xx + sc(r).fixed.live.errors,
+    ]);
+    row(`${name}: event-loop delay p99 ms (sat /health, sat live, fixed)`, (r) => [sc(r).saturationHealth.eld.p99Ms, sc(r).saturationLive?.eld.p99Ms ?? Number.NaN, sc(r).fixed.eld.p99Ms]);
+    row(`${name}: service CPU % (sat /health, sat live, fixed)`, (r) => [sc(r).saturationHealth.cpuPct, sc(r).saturationLive?.cpuPct ?? Number.NaN, sc(r).fixed.cpuPct]);
+    row(`${name}: fixed phase: backends CPU % / machine busy % / prober late ms`, (r) => [sc(r).fixed.childrenCpuPct, sc(r).fixed.machineBusyPct, Math.max(sc(r).fixed.health.lateStartMs, sc(r).fixed.live.lateStartMs)]);
+  }
+  row('churn: crasher (re)connects during the phases', (r) => [r.churn.crasherConnects]);
+  row('churn: flooders captured MB/s', (r) => r.churn.flooders.map((f) => f.mbps));
+  row('RSS MB: 0 / idle / scale backends', (r) => [r.empty.rssMB, r.idle.rssMB, r.scale.rssMB]);
+  row('plain script: scale backends ready ms', (r) => [r.plain.readyMs]);
+  row('tool call /mcp (legacy): p50 1 caller / p50 10 callers ms / calls/s', (r) => callRow(r.idle.toolCalls.mcpLegacy));
+  row('tool call /mcp (auto → 2026-07-28): same', (r) => callRow(r.idle.toolCalls.mcpAuto));
+  row('tool call direct stdio (legacy): same', (r) => callRow(r.direct.toolCalls));
+  row('flood: captured MB/s / to /dev/null MB/s', (r) => [r.flood.captured.mbps, r.flood.devNull.mbps]);
+  row('flood: service CPU % / flooder CPU % / machine busy % / event-loop p99 ms', (r) => [r.flood.captured.cpuPct, r.flood.captured.flooderCpuPct, r.flood.captured.machineBusyPct, r.flood.captured.eld.p99Ms]);
+  row('flood: service RSS MB start / end / max', (r) => [r.flood.captured.rssStartMB, r.flood.captured.rssEndMB, r.flood.captured.rssMaxMB]);
+  row('flood: stderr lines logged', (r) => [r.flood.captured.stderrLogLines]);
+  for (const t of result.targets) {
+    rows.push([`TARGET ${t.name}`, ...t.perRound.map(fmt), `${fmt(t.achieved)} ${t.pass ? 'PASS' : 'FAIL'}`, t.rule]);
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function callRow(f: CallFigures): number[] {
+  return [f.serial.p50, f.concurrent.p50, f.concurrent.perSecond];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
+  const write = !argv.includes('--no-write');
+  const cpuProfDir = argv.includes('--cpu-prof') ? path.join(BENCH, '.tmp/profiles', new Date().toISOString().replace(/[:.]/g, '-')) : undefined;
+  const result = await runBench({ quick, entry, ...(cpuProfDir ? { cpuProfDir } : {}) });
+  if (cpuProfDir) process.stdout.write(`\nCPU profiles in ${path.relative(ROOT, cpuProfDir)}; summarize one with: node --import tsx benchmarks/lib/profile-summary.ts <file>\n`);
+  const m = result.machine;
+  process.stdout.write(
+    `\n${m.cpus} × ${m.model}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform} ${m.kernel}; ${quick ? 'quick' : 'full'} run, entry ${entry}; ` +
+      `load average ${result.loadAverage.start} before, ${result.loadAverage.end} after\n\n${result.table}\n`,
+  );
+  if (write) {
+    const dir = path.join(BENCH, 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${result.date.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`\nwritten ${path.relative(ROOT, file)}\n`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    () => process.exit(0),
+    (error: Error) => {
+      process.stderr.write(`benchmark failed: ${error.stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,80 @@
+// A few-seconds smoke run of the benchmark harness (benchmarks/run.ts) with tiny phases and one
+// or two backends per scenario, so the suite cannot rot. It asserts only that every figure is a
+// sane number; performance targets are never asserted here (they are timing-dependent).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runBench } from '../../benchmarks/run.ts';
+
+/** Every number in `value` (recursively), with its path. */
+function numbers(value: unknown, path = '$', out: [string, number][] = []): [string, number][] {
+  if (typeof value === 'number') out.push([path, value]);
+  else if (Array.isArray(value)) value.forEach((v, i) => numbers(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) numbers(v, `${path}.${k}`, out);
+  return out;
+}
+
+test('the benchmark harness produces sane, non-empty figures', async () => {
+  const result = await runBench({
+    rounds: 1,
+    saturationSeconds: 0.3,
+    connections: 4,
+    fixedRate: 40,
+    fixedSeconds: 0.3,
+    settleMs: 0,
+    idleBackends: 1,
+    churn: { healthy: 1, crashers: 1, flooders: 1, floodMBps: 2 },
+    scaleBackends: 2,
+    toolSerialSeconds: 0.1,
+    toolConcurrentSeconds: 0.2,
+    toolCallers: 2,
+    toolWarmupCalls: 2,
+    floodSeconds: 0.3,
+    entry: 'source',
+    log: () => {},
+  });
+  assert.is(result.rounds.length, 1);
+  const round = result.rounds[0]!;
+
+  const all = numbers(result.rounds);
+  assert.ok(all.length > 100, `only ${all.length} figures`);
+  const broken = all.filter(([, v]) => Number.isNaN(v) || !Number.isFinite(v));
+  assert.equal(broken, [], 'no NaN or infinite figure');
+
+  // The figures that must be positive whatever the machine does.
+  const positive: [string, number][] = [
+    ['bare saturation rps', round.bare.saturation.rps],
+    ['idle /health saturation rps', round.idle.saturationHealth.rps],
+    ['idle /health/live saturation rps', round.idle.saturationLive?.rps ?? 0],
+    ['churn /health saturation rps', round.churn.saturationHealth.rps],
+    ['scale /health saturation rps', round.scale.saturationHealth.rps],
+    ['idle /health saturation p99', round.idle.saturationHealth.p99],
+    ['idle fixed-rate /health p99', round.idle.fixed.health.p99],
+    ['idle fixed-rate /health/live p50', round.idle.fixed.live.p50],
+    ['bare fixed-rate p99', round.bare.fixed.health.p99],
+    ['idle ready ms', round.idle.readyMs],
+    ['scale ready ms', round.scale.readyMs],
+    ['plain script ready ms', round.plain.readyMs],
+    ['RSS with 0 backends', round.empty.rssMB],
+    ['RSS idle', round.idle.rssMB],
+    ['RSS scale', round.scale.rssMB],
+    ['idle event-loop samples', round.idle.fixed.eld.samples],
+    ['/mcp tool calls per second', round.idle.toolCalls.mcpLegacy.concurrent.perSecond],
+    ['/mcp tool call p50', round.idle.toolCalls.mcpLegacy.serial.p50],
+    ['direct tool calls per second', round.direct.toolCalls.concurrent.perSecond],
+    ['direct tool call p50', round.direct.toolCalls.serial.p50],
+    ['flood captured MB/s', round.flood.captured.mbps],
+    ['flood /dev/null MB/s', round.flood.devNull.mbps],
+    ['flood RSS', round.flood.captured.rssEndMB],
+    ['churn flooder MB/s', round.churn.flooders[0]?.mbps ?? 0],
+  ];
+  for (const [name, value] of positive) assert.ok(value > 0, `${name} = ${value}`);
+
+  assert.is(round.idle.fixed.health.ok, round.idle.fixed.health.sent, 'every idle probe answered 2xx');
+  assert.is(result.targets.length, 10);
+  for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
+  assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
+  assert.equal(result.leftovers, [], 'no process left behind');
+  for (const stop of result.stops) assert.equal(stop.leftovers, [], 'no backend outlived its service');
+});
+
+test.run();
