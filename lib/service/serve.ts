@@ -20,6 +20,7 @@ import { ChangeNotifier } from '../mcp/notifier.ts';
 import { Router } from '../mcp/router.ts';
 import { serveOverStdio } from '../mcp/stdio.ts';
 import { createRestHandlers } from '../rest/routes.ts';
+import { workerEntry } from '../bus/worker-entry.ts';
 import { TokenEstimator } from '../tokens/estimator.ts';
 import { type ControlServer, socketPath, startControlServer } from '../bus/control-socket.ts';
 import { createControlHandlers } from './control-handlers.ts';
@@ -84,6 +85,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     port = typeof address === 'object' && address ? address.port : options.port;
     log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel, transport: options.transport }, `listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
   }
+
+  const entry = workerEntry('backend');
+  log.info({ file: entry.file }, entry.file.endsWith('.mjs') && !entry.workerData.entry ? 'backend workers run from the bundle' : 'backend workers run from source (no fresh bundle: `npm run bundle` makes one)');
 
   const location = resolveConfigLocation({ config: options.config, configDir: options.configDir, platform: process.platform, homedir: os.homedir(), env: process.env, cwd: process.cwd() });
   try {
