@@ -27,8 +27,13 @@ export type HealthRouteDeps = {
 
 const BASE_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, no-store, must-revalidate' };
 
+/** A body already serialized (a coalesced report). */
+class Serialized {
+  constructor(readonly text: string) {}
+}
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  const text = JSON.stringify(body);
+  const text = body instanceof Serialized ? body.text : JSON.stringify(body);
   res.writeHead(status, { ...BASE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -67,8 +72,22 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
     );
   };
 
-  const health = limited(() => {
-    const now = deps.now();
+  // Requests within the same millisecond get the same report (its timestamp has millisecond
+  // resolution anyway): under load the report is built and serialized once per millisecond.
+  const coalesced = <T extends { status: number; body: unknown; headers?: Record<string, string> }>(build: (now: number) => T) => {
+    let at = -1;
+    let last: { status: number; body: Serialized; headers?: Record<string, string> } | null = null;
+    return () => {
+      const now = deps.now();
+      if (last && at === now) return last;
+      const result = build(now);
+      last = { ...result, body: new Serialized(JSON.stringify(result.body)) };
+      at = now;
+      return last;
+    };
+  };
+
+  const health = limited(coalesced((now) => {
     const facts = deps.facts();
     let report: HealthReport;
     try {
@@ -85,14 +104,14 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
       body: report.body,
       headers: { 'X-Health-Status': report.status, 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
     };
-  });
+  }));
 
   const live = limited(() => ({ status: 200, body: buildLivenessReport(deps.now()) }));
 
-  const ready = limited(() => {
-    const report = buildReadinessReport(deps.table, deps.level, deps.now());
-    return { status: report.httpStatus, body: report.body };
-  });
+  const ready = limited(coalesced((now) => {
+    const report = buildReadinessReport(deps.table, deps.level, now);
+    return { status: report.httpStatus as number, body: report.body as unknown };
+  }));
 
   const mcp = limited(() => {
     const report = buildMcpLoadingReport(deps.table, deps.level, deps.now());

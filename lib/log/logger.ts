@@ -25,8 +25,15 @@ function prettyStderr(): Writable {
   });
 }
 
-// All logs go to stderr: stdout carries the protocol in stdio mode (decisions §1).
-export function createLogger(level: LogLevel, format: LogFormat): Logger {
-  const destination = format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync: true });
+// All logs go to stderr: stdout carries the protocol in stdio mode (decisions §1). The main
+// thread writes asynchronously (`sync: false`) so a slow stderr reader never stalls the probe
+// path; call flushLogger() before exiting. Workers write synchronously: a terminated worker loses nothing.
+export function createLogger(level: LogLevel, format: LogFormat, { sync = true }: { sync?: boolean } = {}): Logger {
+  const destination = format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync });
   return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.epochTime }, destination);
+}
+
+/** Writes out what an asynchronous logger still buffers. */
+export function flushLogger(log: Logger): Promise<void> {
+  return new Promise((resolve) => log.flush(() => resolve()));
 }

@@ -13,7 +13,7 @@ import { currentProcessFacts } from '../health/process-facts.ts';
 import { createHealthRateLimiter } from '../health/rate-limit.ts';
 import { sanitize } from '../health/sanitize.ts';
 import { createApp } from '../http/app.ts';
-import { createLogger } from '../log/logger.ts';
+import { createLogger, flushLogger } from '../log/logger.ts';
 import { Catalog } from '../aggregate/catalog.ts';
 import { createMcpEndpoints } from '../mcp/http.ts';
 import { ChangeNotifier } from '../mcp/notifier.ts';
@@ -37,7 +37,7 @@ export type RunningService = {
 };
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const log = createLogger(options.logLevel, options.logFormat);
+  const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   const table = new StateTable();
   const catalog = new Catalog(table, log);
   const notifier = new ChangeNotifier(catalog);
@@ -155,6 +155,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     await registry.stopAll();
     await tokens.close();
     log.info('stopped');
+    await flushLogger(log);
   }
   return { port, shutdown, done };
 }
