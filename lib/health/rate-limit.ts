@@ -7,6 +7,8 @@ export type RateLimitOptions = { limit: number; windowSeconds: number; exempt: s
 
 export type RateDecision =
   | { kind: 'unlimited' }
+  /** A trusted probe source: never counted, but told the policy like everyone (decisions §5). */
+  | { kind: 'exempt'; headers: Record<string, string> }
   | { kind: 'allowed'; headers: Record<string, string> }
   | { kind: 'limited'; headers: Record<string, string>; retryAfterSeconds: number };
 
@@ -59,6 +61,7 @@ export function createHealthRateLimiter(options: RateLimitOptions) {
   if (options.limit === 0) return { check: async (): Promise<RateDecision> => ({ kind: 'unlimited' }) };
   const limiter = new RateLimiterMemory({ points: options.limit, duration: options.windowSeconds });
   const policy = `${options.limit};w=${options.windowSeconds}`;
+  const exemptHeaders = { 'RateLimit-Policy': policy, 'RateLimit-Limit': String(options.limit), 'RateLimit-Remaining': String(options.limit), 'RateLimit-Reset': '0' };
   const headersOf = (res: RateLimiterRes) => ({
     'RateLimit-Policy': policy,
     'RateLimit-Limit': String(options.limit),
@@ -69,7 +72,7 @@ export function createHealthRateLimiter(options: RateLimitOptions) {
     async check(address: string | undefined): Promise<RateDecision> {
       const ip = address ?? 'unknown';
       const plain = ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
-      if (net.isIP(plain) && exempt.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6')) return { kind: 'unlimited' };
+      if (net.isIP(plain) && exempt.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6')) return { kind: 'exempt', headers: exemptHeaders };
       try {
         return { kind: 'allowed', headers: headersOf(await limiter.consume(clientKey(plain))) };
       } catch (rejection) {

@@ -58,7 +58,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
           const body = { status: 'rate_limited', error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
           return send(res, 429, body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
         }
-        const rateHeaders = decision.kind === 'allowed' ? decision.headers : {};
+        const rateHeaders = decision.kind === 'unlimited' ? {} : decision.headers;
         let result: ReturnType<Producer>;
         try {
           result = produce(rateHeaders, req);

@@ -317,7 +317,10 @@ test('routes :: an exempt client address is never limited', async () => {
   const base = await start({ rate: { limit: 1, windowSeconds: 60, exempt: ['127.0.0.0/8'] } });
   for (let i = 0; i < 5; i++) {
     assert.is((await get(base, '/health')).status, 200);
-    assert.is((await get(base, '/health/live')).status, 200);
+    const live = await get(base, '/health/live');
+    assert.is(live.status, 200);
+    assert.is(live.headers.get('ratelimit-policy'), '1;w=60', 'exempt clients are told the policy too');
+    assert.is(live.headers.get('ratelimit-remaining'), '1');
   }
 });
 
