@@ -68,7 +68,9 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
       if (error instanceof TagFilterError) return Response.json({ error: 'invalid_tag_filter', message: error.message }, { status: 400 });
       throw error;
     }
-    return (await isLegacyRequest(request)) ? legacy(request, filter) : modern.fetch(request);
+    // Only 2025 sessions carry a session id: skip the body sniffing for them.
+    const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request));
+    return isLegacy ? legacy(request, filter) : modern.fetch(request);
   };
   const mcp = toNodeHandler({ fetch: fetchMcp }, { onerror: (error) => log.warn({ err: error.message }, 'MCP HTTP request failed') });
 
