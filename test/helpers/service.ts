@@ -101,12 +101,21 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       check();
     });
 
-  const listening = await Promise.race([
-    waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on')),
-    exited.then((e) => {
-      throw new Error(`service exited early (${e.code ?? e.signal}): ${logs.map((l) => l.msg).join(' | ')}`);
-    }),
-  ]);
+  let listening: LogLine;
+  try {
+    listening = await Promise.race([
+      waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on')),
+      exited.then((e) => {
+        throw new Error(`service exited early (${e.code ?? e.signal}): ${logs.map((l) => l.msg).join(' | ')}`);
+      }),
+    ]);
+  } catch (error) {
+    // Never leave a half-started service (and its backends) behind: SIGTERM stops them all.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const port = Number(listening.port);
   const base = `http://127.0.0.1:${port}`;
   return {
