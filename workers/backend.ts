@@ -11,14 +11,19 @@ import { BackendRunner } from './backend/runner.ts';
 const data = workerData as BackendWorkerData;
 if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');
 const port = parentPort;
-const emit = (event: WorkerEvent) => port.postMessage(event);
+// Counted, so a call's outcome can say how many events precede it (see CallOutcome.eventSeq).
+let emitted = 0;
+const emit = (event: WorkerEvent) => {
+  emitted++;
+  port.postMessage(event);
+};
 const log = createLogger(data.log.level, data.log.format).child({ backend: data.spec.name });
 const runner = new BackendRunner(data.spec, emit, log, { pingIntervalMs: data.pingIntervalMs, pingTimeoutMs: data.pingTimeoutMs });
 
 const api: BackendApi = {
   start: () => runner.start(),
   stop: (options) => runner.stop(options.graceMs),
-  request: (call) => runner.request(call),
+  request: async (call) => ({ ...(await runner.request(call)), eventSeq: emitted }),
   cancel: (callId) => runner.cancel(callId),
   injectFault: (kind) => {
     // Out of band, so the call itself returns: a library calling process.exit, or an uncaught error.

@@ -27,11 +27,11 @@ export type HandleOptions = {
   stopGraceMs: number;
 };
 
-type ProgressListener = { deliver: (progress: ProgressParams) => void; seen: number; caughtUp?: () => void };
+type ProgressListener = (progress: ProgressParams) => void;
 type Inflight = { settle: (outcome: CallOutcome) => void };
 
-// How long an answer waits for progress events still in flight on the event port.
-const PROGRESS_CATCH_UP_MS = 1_000;
+// How long an answer waits for events still in flight on the event port.
+const EVENT_CATCH_UP_MS = 1_000;
 // How long a request broken by a dying child waits for the exit event that explains it.
 const EXIT_EXPLAINS_MS = 500;
 const WORKER_YOUNG_GENERATION_MB = 4;
@@ -47,6 +47,8 @@ export class BackendHandle {
   private nextCallId = 1;
   private readonly inflight = new Map<number, Inflight>();
   private readonly progressListeners = new Map<number, ProgressListener>();
+  private eventsReceived = 0;
+  private readonly eventWaiters = new Set<() => void>();
 
   constructor(
     private currentSpec: BackendSpec,
@@ -122,8 +124,12 @@ export class BackendHandle {
     this.worker = worker;
     this.api = api;
     this.state.phase = 'starting';
+    this.eventsReceived = 0;
     worker.on('message', (event: WorkerEvent) => {
-      if (this.worker === worker) this.onEvent(event);
+      if (this.worker !== worker) return;
+      this.eventsReceived++;
+      this.onEvent(event);
+      for (const waiter of this.eventWaiters) waiter();
     });
     worker.on('error', (error) => {
       if (this.worker === worker) this.onWorkerDeath(`backend worker thread failed: ${error.message}`);
@@ -178,14 +184,9 @@ export class BackendHandle {
         s.pid = null;
         this.options.onChange?.(s.name);
         return;
-      case 'progress': {
-        const listener = this.progressListeners.get(event.callId);
-        if (!listener) return;
-        listener.seen++;
-        listener.deliver(event.progress);
-        listener.caughtUp?.();
+      case 'progress':
+        this.progressListeners.get(event.callId)?.(event.progress);
         return;
-      }
       case 'backendLog':
         this.options.onBackendLog?.(s.name, event.params);
         return;
@@ -278,14 +279,21 @@ export class BackendHandle {
     clearTimeout(timer);
   }
 
-  private progressCaughtUp(listener: ProgressListener, expected: number): Promise<void> {
+  // Resolves once the worker's first `seq` events have been handled (bounded wait).
+  private eventsCaughtUp(seq: number): Promise<void> {
+    if (this.eventsReceived >= seq) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, PROGRESS_CATCH_UP_MS);
-      listener.caughtUp = () => {
-        if (listener.seen < expected) return;
+      const done = () => {
+        if (this.eventsReceived < seq) return;
         clearTimeout(timer);
+        this.eventWaiters.delete(done);
         resolve();
       };
+      const timer = setTimeout(() => {
+        this.eventWaiters.delete(done);
+        resolve();
+      }, EVENT_CATCH_UP_MS);
+      this.eventWaiters.add(done);
     });
   }
 
@@ -299,8 +307,7 @@ export class BackendHandle {
       return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' is not connected` } };
     }
     const call: BackendCall = { callId: this.nextCallId++, method, params, wantsProgress: extra.onProgress !== undefined };
-    const listener: ProgressListener | undefined = extra.onProgress ? { deliver: extra.onProgress, seen: 0 } : undefined;
-    if (listener) this.progressListeners.set(call.callId, listener);
+    if (extra.onProgress) this.progressListeners.set(call.callId, extra.onProgress);
     const failed = new Promise<CallOutcome>((settle) => this.inflight.set(call.callId, { settle }));
     const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
     extra.signal?.addEventListener('abort', onAbort, { once: true });
@@ -309,7 +316,7 @@ export class BackendHandle {
       // A broken connection usually means the child died: its exit event, on the other port,
       // explains it better ("restarted", "crash loop"), so give it a moment to arrive.
       if (!outcome.ok && outcome.error.kind === 'disconnected') outcome = (await Promise.race([failed, delay(EXIT_EXPLAINS_MS, null)])) ?? outcome;
-      if (listener && (outcome.progressEvents ?? 0) > listener.seen) await this.progressCaughtUp(listener, outcome.progressEvents ?? 0);
+      if (outcome.eventSeq !== undefined) await this.eventsCaughtUp(outcome.eventSeq);
       return outcome;
     } catch (error) {
       return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' failed: ${(error as Error).message}` } };

@@ -32,10 +32,11 @@ export type BackendCall = {
 /** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
 export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
 /**
- * `progressEvents` counts the progress events emitted for the call: they travel on another port
- * than the outcome, so the main thread waits for them before answering (none is lost or late).
+ * `eventSeq` counts the events the worker had posted when the call ended. Progress and log
+ * events travel on another port than the outcome, so the main thread waits until it has seen
+ * that many before answering: none arrives after the response (where a client would drop it).
  */
-export type CallOutcome = ({ ok: true; result: Record<string, unknown> } | { ok: false; error: CallError }) & { progressEvents?: number };
+export type CallOutcome = ({ ok: true; result: Record<string, unknown> } | { ok: false; error: CallError }) & { eventSeq?: number };
 
 export type ProgressParams = { progress: number; total?: number; message?: string };
 

@@ -67,7 +67,7 @@ L('e2e lazy :: tool_schema and tool_invoke', async () => {
 L('e2e rest :: /api/v1/servers and /api/v1/tools with enabled flags, effective descriptions and token counts', async () => {
   const servers = (await svc.get('/api/v1/servers')).body.servers;
   const fixture = servers.find((s: { name: string }) => s.name === 'fixture');
-  assert.equal({ status: fixture.status, tools: fixture.tools, enabledTools: fixture.enabledTools }, { status: 'connected', tools: 5, enabledTools: 4 });
+  assert.equal({ status: fixture.status, tools: fixture.tools, enabledTools: fixture.enabledTools }, { status: 'connected', tools: 6, enabledTools: 5 });
   const { body } = await svc.get('/api/v1/tools?server=fixture');
   const env = body.tools.find((t: { name: string }) => t.name === 'env');
   assert.is(env.enabled, false);

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type HttpBackend, startHttpBackend } from '../fixtures/http-backend.ts';
 import { descendants, isAlive } from '../helpers/processes.ts';
 import { EVERYTHING_SERVER, FIXTURE_SERVER, poll, ROOT, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
@@ -104,6 +104,18 @@ E('e2e mcp :: a 2025 client (v1 SDK) works and pages through a small page size t
     body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
   });
   assert.is(after.status, 404);
+  await client.close();
+});
+
+E('e2e mcp :: a backend log message during a call reaches the client that made the call', async () => {
+  const client = new V1Client({ name: 'e2e-v1-logs', version: '1.0.0' });
+  const received: unknown[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void received.push(n.params));
+  await client.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  const result = await client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'hello from the backend' } });
+  assert.equal(result.content, [{ type: 'text', text: 'logged' }]);
+  await poll(async () => received.length > 0, 'the forwarded log message');
+  assert.equal(received[0], { level: 'info', logger: 'fixture', data: { said: 'hello from the backend' } });
   await client.close();
 });
 

@@ -57,7 +57,7 @@ T.after(async () => {
 T('e2e tools cli :: list shows the live inventory with effective descriptions and enabled marks', async () => {
   const text = await cli('list', 'plain');
   assert.is(text.code, 0, text.stderr);
-  assert.match(text.stdout, /Live tools of 'plain' \(status connected\) from the running service: 5 tools, 5 enabled, 0 disabled/);
+  assert.match(text.stdout, /Live tools of 'plain' \(status connected\) from the running service: 6 tools, 6 enabled, 0 disabled/);
   assert.match(text.stdout, /\necho +enabled +Echo, as the operator describes it {2}\[overridden\]\n/);
   assert.match(text.stdout, /\nadd +enabled +Add two numbers\n/);
   assert.match(text.stdout, /Overridden descriptions[^\n]*\n {2}echo: Echo back the given text\n/);
@@ -65,7 +65,7 @@ T('e2e tools cli :: list shows the live inventory with effective descriptions an
   assert.is(json.code, 0, json.stderr);
   const body = JSON.parse(json.stdout);
   assert.is(body.live, true);
-  assert.equal(body.tools.map((t: { name: string }) => t.name).sort(), ['add', 'echo', 'env', 'pid', 'slow']);
+  assert.equal(body.tools.map((t: { name: string }) => t.name).sort(), ['add', 'chatter', 'echo', 'env', 'pid', 'slow']);
   const echo = body.tools.find((t: { name: string }) => t.name === 'echo');
   assert.equal(echo, {
     name: 'echo',
@@ -101,7 +101,7 @@ T('e2e tools cli :: disable hides the tool from the connected client without res
 
   const listed = await cli('list', 'plain', '--disabled');
   assert.is(listed.code, 0, listed.stderr);
-  assert.match(listed.stdout, /5 tools, 4 enabled, 1 disabled/);
+  assert.match(listed.stdout, /6 tools, 5 enabled, 1 disabled/);
   assert.match(listed.stdout, /\nadd +DISABLED +Add two numbers\n/);
   assert.not.match(listed.stdout, /\necho /);
   const json = JSON.parse((await cli('list', 'plain', '--disabled', '--json')).stdout);

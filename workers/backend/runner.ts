@@ -212,11 +212,7 @@ export class BackendRunner {
     }
     const abort = new AbortController();
     this.inflight.set(call.callId, abort);
-    let progressEvents = 0;
-    const onprogress = (progress: ProgressParams) => {
-      progressEvents++;
-      this.emit({ type: 'progress', callId: call.callId, progress });
-    };
+    const onprogress = (progress: ProgressParams) => this.emit({ type: 'progress', callId: call.callId, progress });
     const options = {
       timeout: this.spec.requestTimeout,
       signal: abort.signal,
@@ -232,9 +228,9 @@ export class BackendRunner {
             : call.method === 'prompts/get'
               ? await client.getPrompt(params, options)
               : await client.complete(params, options);
-      return { ok: true, result: result as Record<string, unknown>, progressEvents };
+      return { ok: true, result: result as Record<string, unknown> };
     } catch (error) {
-      return { ok: false, error: this.callError(error, abort.signal.aborted), progressEvents };
+      return { ok: false, error: this.callError(error, abort.signal.aborted) };
     } finally {
       this.inflight.delete(call.callId);
     }
