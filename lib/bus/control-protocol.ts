@@ -45,7 +45,7 @@ export type ToolView = {
 };
 export type ToolsResult = { server: string; status: string; tools: ToolView[]; /** disabledTools entries naming no observed tool. */ unresolved: string[] };
 
-export type FaultArgs = { server: string; kind: 'worker-exit' | 'worker-throw' };
+export type FaultArgs = { server: string; kind: 'worker-exit' | 'worker-throw' | 'main-rejection' };
 
 /** An expected failure of an op, answered as `{ok: false, error: {code, message}}`. */
 export class ControlError extends Error {
@@ -97,8 +97,8 @@ export function parseControlRequest(line: string): { ok: true; request: ControlR
   if ((op === 'restart' || op === 'fault' || op === 'tools') && (typeof args.server !== 'string' || args.server === '')) {
     return { ok: false, response: errorResponse(id, 'bad_request', `${op} needs "args.server", the server name`) };
   }
-  if (op === 'fault' && args.kind !== 'worker-exit' && args.kind !== 'worker-throw') {
-    return { ok: false, response: errorResponse(id, 'bad_request', 'fault needs "args.kind": worker-exit or worker-throw') };
+  if (op === 'fault' && args.kind !== 'worker-exit' && args.kind !== 'worker-throw' && args.kind !== 'main-rejection') {
+    return { ok: false, response: errorResponse(id, 'bad_request', 'fault needs "args.kind": worker-exit, worker-throw or main-rejection') };
   }
   return { ok: true, request: { id, op, args } };
 }

@@ -40,6 +40,11 @@ export function createControlHandlers({ table, registry, configFile, reload }: C
     },
     fault({ server, kind }) {
       if (process.env.AGENT_FAULT_INJECTION !== '1') throw new ControlError('bad_request', 'fault injection is disabled (start the service with AGENT_FAULT_INJECTION=1)');
+      if (kind === 'main-rejection') {
+        // A promise nobody handles, as a library bug would leave on the main thread.
+        void Promise.reject(new Error('injected fault: unhandled rejection on the main thread'));
+        return { server, injected: kind };
+      }
       const handle = registry.handle(server);
       if (!handle) throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
       handle.injectFault(kind);

@@ -38,6 +38,8 @@ export type RunningService = {
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
+  // A stray rejected promise must not take the probes down with the process: log it instead.
+  process.on('unhandledRejection', (reason) => log.error({ error: sanitize(reason) }, 'unhandled rejection on the main thread'));
   const table = new StateTable();
   const catalog = new Catalog(table, log);
   const notifier = new ChangeNotifier(catalog);

@@ -169,6 +169,15 @@ T('e2e supervision :: a worker thread killed by fault injection is recovered', a
   assert.is((await svc.get('/health/live')).status, 200, 'the main thread survived');
 });
 
+T('e2e supervision :: an unhandled rejection on the main thread is logged, not fatal', async () => {
+  const answer = await callControl(socketPath(svc.dir), 'fault', { server: 'healthy', kind: 'main-rejection' });
+  assert.ok(answer.ok, JSON.stringify(answer));
+  const line = await svc.waitForLog((l) => l.msg === 'unhandled rejection on the main thread');
+  assert.match(String(line.error), /injected fault/);
+  assert.is((await svc.get('/health/live')).status, 200);
+  assert.is(svc.child.exitCode, null);
+});
+
 T('e2e supervision :: restart and status errors: unknown server exits 1, no service exits 3', async () => {
   const unknown = await cli('restart', 'ghost');
   assert.is(unknown.code, 1);
