@@ -56,6 +56,7 @@ export class BackendHandle {
   ) {
     const spec = currentSpec;
     this.state = newBackendState(spec.name, spec.tags, null);
+    this.state.phase = 'queued';
     this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
     this.supervisor =
       spec.type === 'stdio' && spec.supervision.restartOnExit

@@ -5,6 +5,7 @@ import type { ExitInfo, Inventory } from './protocol.ts';
 
 export type BackendPhase =
   | 'invalid' // the configuration entry is invalid: never started
+  | 'queued' // waits for the instance it replaces to stop
   | 'starting' // the worker thread is loading
   | 'connecting'
   | 'connected'

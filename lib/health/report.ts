@@ -135,7 +135,7 @@ type StateFacts = Pick<BackendState, 'phase' | 'firstConnect' | 'supervision'>;
  * its first attempt never succeeded).
  */
 export function firstConnectInProgress(b: StateFacts): boolean {
-  return b.firstConnect && (b.phase === 'starting' || b.phase === 'connecting') && (b.supervision === null || b.supervision.state === 'starting');
+  return b.firstConnect && (b.phase === 'queued' || b.phase === 'starting' || b.phase === 'connecting') && (b.supervision === null || b.supervision.state === 'starting');
 }
 
 export function mcpServerState(b: StateFacts): McpServerState {
@@ -159,10 +159,9 @@ export type McpLoadingCounts = {
  * The `loading` counts of GET /health/mcp, over the enabled backends (the state table holds
  * no disabled server):
  * - total: enabled backends, invalid entries included (they show as status `error`);
- * - pending: backends whose first connection has not started yet. The state table has no such
- *   phase (a backend enters it already `starting`, an invalid entry is never started), so this
- *   is always 0; the key stays so the shape never changes;
- * - connecting: first connection in progress (`firstConnectInProgress`);
+ * - pending: backends whose first connection has not started yet (phase `queued`: a replacement
+ *   waiting for the instance it replaces to stop);
+ * - connecting: first connection under way (`firstConnectInProgress`, not queued);
  * - complete: total - connecting - pending, i.e. the first attempt has ended, whatever its outcome;
  * - ready: server status `connected`;
  * - failed: server status `error` (invalid entry, failed start or initialize, unsupervised
@@ -176,7 +175,8 @@ export function mcpLoadingCounts(backends: Iterable<StateFacts>): McpLoadingCoun
   for (const b of backends) {
     counts.total++;
     if (firstConnectInProgress(b)) {
-      counts.connecting++;
+      if (b.phase === 'queued') counts.pending++;
+      else counts.connecting++;
       continue;
     }
     const status = serverStatus(b);

@@ -12,6 +12,7 @@ export function serverStatus(b: Pick<BackendState, 'phase' | 'supervision'>): Se
   switch (b.phase) {
     case 'connected':
       return 'connected';
+    case 'queued':
     case 'starting':
     case 'connecting':
     case 'stopping':

@@ -102,6 +102,8 @@ const B = {
       lastExit: { code: null, signal: 'SIGKILL', at: Date.parse('2026-03-01T12:20:00.000Z'), pid: 405 },
     }),
   supStopped: () => backend({ name: 'supStopped', phase: 'stopped', firstConnect: false, supervision: sup('stopped', { limit: null }) }),
+  // A replacement waiting for the instance it replaces to stop: not started yet.
+  queued: () => backend({ name: 'queued', phase: 'queued', firstConnect: true }),
 };
 
 const keys = (value: unknown): string[] => Object.keys(value as Record<string, unknown>).sort();
@@ -159,6 +161,7 @@ const loadingCases: LoadingCase[] = [
   ['connected but unhealthy still counts as connected', () => table([B.up(), B.pingless(), B.recentCritical()]), 'ready', 200, counts({ total: 3, complete: 3, ready: 3 })],
   ['one worker still loading', () => table([B.up(), B.loadingWorker()]), 'loading', 202, counts({ total: 2, complete: 1, ready: 1, connecting: 1 })],
   ['one first connect', () => table([B.up(), B.firstConnecting()]), 'loading', 202, counts({ total: 2, complete: 1, ready: 1, connecting: 1 })],
+  ['a queued replacement is pending', () => table([B.up(), B.queued()]), 'loading', 202, counts({ total: 2, complete: 1, ready: 1, pending: 1 })],
   ['supervised first start', () => table([B.supStarting(), B.supConnecting()]), 'loading', 202, counts({ total: 2, connecting: 2 })],
   ['loading beats failures', () => table([B.failed(), B.oauth(), B.firstConnecting()]), 'loading', 202, counts({ total: 3, complete: 2, connecting: 1, failed: 1, awaitingOAuth: 1 })],
   ['one failed', () => table([B.up(), B.failed()]), 'degraded', 200, counts({ total: 2, complete: 2, ready: 1, failed: 1 })],
@@ -175,9 +178,9 @@ const loadingCases: LoadingCase[] = [
     () => table(Object.values(B).map((make) => make()), ['off']),
     'loading',
     202,
-    // connecting: loadingWorker, firstConnecting, supStarting, supConnecting;
+    // connecting: loadingWorker, firstConnecting, supStarting, supConnecting; pending: queued;
     // ready: up, pingless, recentCritical, supUp; failed: failed, exited, invalid, supCrashLoop.
-    counts({ total: 19, complete: 15, connecting: 4, ready: 4, failed: 4, awaitingOAuth: 1 }),
+    counts({ total: 20, complete: 15, pending: 1, connecting: 4, ready: 4, failed: 4, awaitingOAuth: 1 }),
   ],
 ];
 

@@ -67,6 +67,7 @@ type StatusCase = [phase: BackendPhase, supervision: SupervisionState | null, ex
 const statusCases: StatusCase[] = [
   // unsupervised (remote backends, stdio without restartOnExit, invalid entries)
   ['invalid', null, 'error'],
+  ['queued', null, 'disconnected'],
   ['starting', null, 'disconnected'],
   ['connecting', null, 'disconnected'],
   ['connected', null, 'connected'],
@@ -109,7 +110,7 @@ for (const [phase, sup, expected] of statusCases) {
 }
 
 test('serverStatus :: every BackendPhase is covered by the table', () => {
-  const phases: BackendPhase[] = ['invalid', 'starting', 'connecting', 'connected', 'failed', 'exited', 'awaiting_oauth', 'stopping', 'stopped'];
+  const phases: BackendPhase[] = ['invalid', 'queued', 'starting', 'connecting', 'connected', 'failed', 'exited', 'awaiting_oauth', 'stopping', 'stopped'];
   const covered = new Set(statusCases.filter(([, sup]) => sup === null).map(([phase]) => phase));
   for (const phase of phases) assert.ok(covered.has(phase), `unsupervised phase ${phase} missing from the table`);
 });
