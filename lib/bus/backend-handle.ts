@@ -35,6 +35,16 @@ const EVENT_CATCH_UP_MS = 1_000;
 // How long a request broken by a dying child waits for the exit event that explains it.
 const EXIT_EXPLAINS_MS = 500;
 const WORKER_YOUNG_GENERATION_MB = 4;
+
+// SIGKILL a child's process group (it was spawned detached, so its pgid is its pid).
+function killGroup(pid: number | null): void {
+  if (pid === null) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 
@@ -242,14 +252,7 @@ export class BackendHandle {
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
   private onWorkerDeath(reason: string): void {
-    const pid = this.state.pid;
-    if (pid !== null) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
+    killGroup(this.state.pid);
     const worker = this.worker;
     this.worker = null;
     this.api = null;
@@ -262,6 +265,11 @@ export class BackendHandle {
     void this.api?.injectFault(kind).catch(() => undefined);
   }
 
+  /** True once stop() was called (shutdown, removal, replacement). */
+  get isStopping(): boolean {
+    return this.stopping !== null;
+  }
+
   /** The operator's `agent mcp restart`: immediate, resets the counter, works from crash loop. */
   async restart(): Promise<void> {
     if (this.stopping) throw new Error(`backend '${this.name}' is stopping`);
@@ -272,8 +280,11 @@ export class BackendHandle {
   }
 
   private async killChild(): Promise<void> {
-    const api = this.api;
-    if (!api || this.stopping) return;
+    if (this.api && !this.stopping) await this.stopChildWithin(this.api);
+  }
+
+  // The worker's polite-then-forceful stop of its child, bounded in case the worker hangs.
+  private async stopChildWithin(api: Comlink.Remote<BackendApi>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs * 2 + STOP_MARGIN_MS)));
     await Promise.race([api.stop({ graceMs: this.options.stopGraceMs }).catch(() => undefined), deadline]);
@@ -341,18 +352,9 @@ export class BackendHandle {
     const api = this.api;
     this.state.phase = 'stopping';
     if (worker && api) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs * 2 + STOP_MARGIN_MS)));
-      await Promise.race([api.stop({ graceMs: this.options.stopGraceMs }).catch(() => undefined), deadline]);
-      clearTimeout(timer);
-      const pid = this.state.pid;
-      if (pid !== null && (this.state.phase as string) !== 'stopped') {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }
+      await this.stopChildWithin(api);
+      // The worker did not confirm the stop in time: its child may still run.
+      if ((this.state.phase as string) !== 'stopped') killGroup(this.state.pid);
       await worker.terminate();
       api[Comlink.releaseProxy]();
     }

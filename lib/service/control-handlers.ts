@@ -24,9 +24,7 @@ export function createControlHandlers({ table, registry, configFile, reload }: C
       if (known === 'disabled') throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}`);
       if (known === 'invalid') throw new ControlError('not_running', `Server '${server}' has an invalid configuration and is not running: ${table.backends.get(server)?.lastError ?? ''}`);
       const handle = registry.handle(server)!;
-      if (handle.state.phase === 'stopping' || handle.state.phase === 'stopped') {
-        if (handle.supervisor?.state.phase === 'stopped') throw new ControlError('not_running', `Server '${server}' is stopping`);
-      }
+      if (handle.isStopping) throw new ControlError('not_running', `Server '${server}' is stopping`);
       await handle.restart();
       return { server, restarted: true };
     },
