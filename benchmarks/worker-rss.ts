@@ -9,7 +9,7 @@
 //   empty        a worker thread that loads nothing (the isolate, its heap and Node's bootstrap)
 //   client       + import '@modelcontextprotocol/client' (the v2 SDK client, zod, ajv ...)
 //   deps         + the worker's other packages: execa, pino, comlink, rate-limiter-flexible
-//   runner       + the product's worker modules (the build's workers/backend/runner.js graph)
+//   runner       + the product's worker modules (the build's lib/backend/runner.js graph)
 //   runner-ylim  runner with resourceLimits { maxYoungGenerationSizeMb: 4 }
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -62,7 +62,7 @@ if (isMainThread && process.argv[2] === '--child') {
   await child(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5]!);
 } else if (isMainThread) {
   const n = Number(process.argv[2] ?? 10);
-  const runnerUrl = pathToFileURL(path.join(path.dirname(buildDist()), '../workers/backend/runner.js')).href;
+  const runnerUrl = pathToFileURL(path.join(path.dirname(buildDist()), '../lib/backend/runner.js')).href;
   const rows: Record<string, unknown>[] = [];
   for (const kind of KINDS) {
     // Plain node for the measured process (no tsx loader in it or its workers).

@@ -4,8 +4,8 @@ import sade from 'sade';
 import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand } from '../lib/cli/mcp-commands.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
 import { type ToolsListFlags, toolsEditCommand, toolsListCommand, toolsUsageProblem } from '../lib/cli/tools-commands.ts';
-import { serve } from '../lib/service/serve.ts';
-import { SERVICE_VERSION } from '../lib/version.ts';
+import { serve } from '../lib/main/serve.ts';
+import { SERVICE_VERSION } from '../lib/shared/version.ts';
 
 const EXIT_RUNTIME = 1;
 const EXIT_USAGE = 2;

@@ -3,10 +3,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/bus/protocol.ts';
-import { createLogger } from '../lib/log/logger.ts';
-import { sanitize } from '../lib/health/sanitize.ts';
-import { BackendRunner } from './backend/runner.ts';
+import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/shared/messages.ts';
+import { createLogger } from '../lib/shared/logger.ts';
+import { sanitize } from '../lib/shared/sanitize.ts';
+import { BackendRunner } from '../lib/backend/runner.ts';
 
 const data = workerData as BackendWorkerData;
 if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');

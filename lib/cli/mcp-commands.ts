@@ -2,14 +2,14 @@
 // §8). Each returns the text to print and the exit code; bin/agent.ts only prints it. `ask`,
 // `failure` and `table` are shared with tools-commands.ts.
 import os from 'node:os';
-import { callControl, NoServiceError } from '../bus/control-client.ts';
-import type { ControlOp } from '../bus/control-protocol.ts';
-import { socketPath } from '../bus/control-socket.ts';
+import { callControl, NoServiceError } from '../control/client.ts';
+import type { ControlOp } from '../control/protocol.ts';
+import { socketPath } from '../control/server.ts';
 import { formatProblem } from '../config/errors.ts';
 import { loadConfig } from '../config/load.ts';
 import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
-import { sanitize } from '../health/sanitize.ts';
-import type { StatusView } from '../service/status-view.ts';
+import { sanitize } from '../shared/sanitize.ts';
+import type { StatusView } from '../main/status-view.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
 
 export const EXIT_OK = 0;

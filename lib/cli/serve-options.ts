@@ -1,7 +1,7 @@
 // Parses `agent serve` options (flags beat AGENT_* variables) into validated settings. Pure.
-import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../health/levels.ts';
-import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../log/logger.ts';
-import { parseExemptList } from '../health/rate-limit.ts';
+import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../main/health/levels.ts';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.ts';
+import { parseExemptList } from '../main/health/rate-limit.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';

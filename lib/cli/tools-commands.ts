@@ -3,13 +3,13 @@
 // configured rules when no service runs; `disable` / `enable` edit mcp.json (lib/config/edit.ts),
 // which a running service hot-reloads. Each returns the text to print and the exit code.
 import fs from 'node:fs/promises';
-import { qualify } from '../aggregate/names.ts';
-import type { ToolsResult, ToolView } from '../bus/control-protocol.ts';
+import { qualify } from '../shared/names.ts';
+import type { ToolsResult, ToolView } from '../control/protocol.ts';
 import { ConfigEditError, editToolState, findToolRules, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
 import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
-import type { StatusView } from '../service/status-view.ts';
+import type { StatusView } from '../main/status-view.ts';
 import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, failure, type LocationFlags, locate, table } from './mcp-commands.ts';
 
 export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, type Edit, type FormattingOptions, findNodeAtLocation, format, type JSONPath, modify, type Node, parseTree } from 'jsonc-parser';
-import { SEPARATOR } from '../aggregate/names.ts';
+import { SEPARATOR } from '../shared/names.ts';
 import { formatProblem, jsonPath } from './errors.ts';
 import { parseJsonStrict } from './parse-json.ts';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { sanitize } from '../health/sanitize.ts';
+import { sanitize } from '../shared/sanitize.ts';
 
 // One problem found in a configuration file, worded for a person: where, expected, found.
 export type ConfigProblem = {

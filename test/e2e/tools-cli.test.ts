@@ -7,8 +7,8 @@ import path from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { callControl } from '../../lib/bus/control-client.ts';
-import { socketPath } from '../../lib/bus/control-socket.ts';
+import { callControl } from '../../lib/control/client.ts';
+import { socketPath } from '../../lib/control/server.ts';
 import { FIXTURE_SERVER, poll, runCli, type Service, startService, tempDir } from '../helpers/service.ts';
 
 const node = process.execPath;

@@ -1,0 +1,70 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Readable, Writable } from 'node:stream';
+import { execa } from 'execa';
+import type { ExitInfo } from '../shared/messages.ts';
+import type { StdioSpec } from '../config/types.ts';
+import { killTree, signalGroup } from './process-tree.ts';
+
+export type SpawnedChild = {
+  pid: number | null;
+  stdin: Writable;
+  stdout: Readable;
+  /** Present when stderr is captured (`pipe`). */
+  stderr: Readable | null;
+  /** Resolves once when the process has exited or failed to spawn. */
+  exited: Promise<ExitInfo & { spawnError: Error | null }>;
+  /** Polite then forceful stop (decisions §2): close stdin, SIGTERM the group, SIGKILL the tree. */
+  stop(graceMs: number): Promise<void>;
+};
+
+// Spawns a stdio backend in its own process group, with exactly the environment it was given.
+export function spawnChild(spec: StdioSpec): SpawnedChild {
+  const subprocess = execa(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    extendEnv: false,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    // A file descriptor number passes through; execa types it as an fd-number option too.
+    stderr: spec.stderr as 'pipe',
+    detached: true,
+    buffer: false,
+    reject: false,
+    stripFinalNewline: false,
+    windowsHide: true,
+  });
+  const pid = subprocess.pid ?? null;
+  let done = false;
+  const exited = subprocess.then((result) => {
+    done = true;
+    const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.cause instanceof Error ? result.cause : new Error(result.message)) as Error : null;
+    return { code: result.exitCode ?? null, signal: result.signal ?? null, at: Date.now(), pid, spawnError };
+  });
+
+  async function waitFor(ms: number): Promise<boolean> {
+    if (done) return true;
+    const ac = new AbortController();
+    const finished = await Promise.race([exited.then(() => true), delay(ms, false, { signal: ac.signal }).catch(() => false)]);
+    ac.abort();
+    return finished;
+  }
+
+  return {
+    pid,
+    stdin: subprocess.stdin,
+    stdout: subprocess.stdout,
+    stderr: subprocess.stderr ?? null,
+    exited,
+    async stop(graceMs) {
+      subprocess.stdin.end();
+      if (pid === null) return void (await exited);
+      if (!(await waitFor(graceMs))) {
+        signalGroup(pid, 'SIGTERM');
+        if (!(await waitFor(graceMs))) await killTree(pid);
+      }
+      // Whatever the direct child left in its group (a wrapper's grandchild) goes too.
+      signalGroup(pid, 'SIGKILL');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// The CLI side of the control bus (decisions §8): one request per connection.
+import fs from 'node:fs';
+import net from 'node:net';
+import { type ControlOp, type ControlResponse, encodeControlMessage, isControlResponse } from './protocol.ts';
+import { isNamedPipe } from './server.ts';
+
+/** Nothing listens on the control socket: no service is running for this config dir (exit 3). */
+export class NoServiceError extends Error {
+  override readonly name = 'NoServiceError';
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`No running agent service found (control socket ${path})`, options);
+  }
+}
+
+/** The service accepted the connection but did not answer in time. */
+export class ControlTimeoutError extends Error {
+  override readonly name = 'ControlTimeoutError';
+  constructor(
+    readonly path: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`The agent service did not answer within ${timeoutMs} ms (control socket ${path})`);
+  }
+}
+
+export type CallControlOptions = { timeoutMs?: number };
+
+/** Upper bound on a response line, so a misbehaving peer cannot grow memory without end. */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+let nextId = 1;
+
+// A socket in a shared directory (the tmpdir fallback) could have been planted by another user:
+// only talk to one owned by the current user.
+function checkOwner(socketFile: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined || isNamedPipe(socketFile)) return;
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NoServiceError(socketFile, { cause: error });
+    throw error;
+  }
+  if (stat.uid !== uid) throw new Error(`Refusing to use the control socket ${socketFile}: it belongs to another user (uid ${stat.uid})`);
+}
+
+/**
+ * Sends one request and resolves with the service's response (`ok: false` responses resolve
+ * too). Throws `NoServiceError` when nothing listens, `ControlTimeoutError` after `timeoutMs`.
+ */
+export function callControl(
+  socketFile: string,
+  op: ControlOp,
+  args: Record<string, unknown> = {},
+  { timeoutMs = 5000 }: CallControlOptions = {},
+): Promise<ControlResponse> {
+  return new Promise<ControlResponse>((resolve, reject) => {
+    try {
+      checkOwner(socketFile);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const id = nextId++;
+    const socket = net.createConnection(socketFile);
+    let buffered: Buffer[] = [];
+    let bufferedBytes = 0;
+    let settled = false;
+
+    const finish = (error: Error | null, response?: ControlResponse): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(response!);
+    };
+    const timer = setTimeout(() => finish(new ControlTimeoutError(socketFile, timeoutMs)), timeoutMs);
+
+    const handleLine = (line: string): void => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        finish(new Error(`Malformed response on the control socket ${socketFile}`));
+        return;
+      }
+      if (!isControlResponse(value)) {
+        finish(new Error(`Unexpected response on the control socket ${socketFile}`));
+        return;
+      }
+      // id null: the service could not read our request (bad_request); it is still our answer.
+      if (value.id === id || value.id === null) finish(null, value);
+    };
+
+    socket.on('connect', () => socket.write(encodeControlMessage({ id, op, args })));
+    socket.on('data', (chunk: Buffer) => {
+      let start = 0;
+      for (;;) {
+        const newline = chunk.indexOf(0x0a, start);
+        if (newline === -1) break;
+        const line = Buffer.concat([...buffered, chunk.subarray(start, newline)]).toString('utf8');
+        buffered = [];
+        bufferedBytes = 0;
+        start = newline + 1;
+        handleLine(line);
+        if (settled) return;
+      }
+      const rest = chunk.subarray(start);
+      buffered.push(rest);
+      bufferedBytes += rest.length;
+      if (bufferedBytes > MAX_RESPONSE_BYTES) finish(new Error(`Response on the control socket ${socketFile} is too large`));
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));
+      else finish(error);
+    });
+    socket.on('close', () => finish(new Error(`The agent service closed the control connection without answering (${socketFile})`)));
+  });
+}

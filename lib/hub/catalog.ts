@@ -1,0 +1,97 @@
+// The aggregated, client-facing view of every connected backend's tools, prompts and resources,
+// filtered per session by tags. Views are cached until a backend changes.
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
+import type { BackendState, StateTable } from '../main/state-table.ts';
+import type { Logger } from '../shared/logger.ts';
+import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from '../shared/names.ts';
+import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
+import { type BackendFilter, matchesTags } from '../shared/tag-filter.ts';
+
+export type CatalogView = {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplateType[];
+  instructions: string | undefined;
+};
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+export class Catalog {
+  private readonly cache = new Map<string, CatalogView>();
+  private readonly warnedLongNames = new Set<string>();
+
+  constructor(
+    private readonly table: StateTable,
+    private readonly log: Logger,
+  ) {}
+
+  /** Drops cached views; call when a backend connects, disconnects or changes its lists. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  tagsOf(server: string): string[] | undefined {
+    return this.table.backends.get(server)?.tags;
+  }
+
+  isVisible(b: BackendState, filter: BackendFilter): boolean {
+    return filter === null || matchesTags(filter, b.tags);
+  }
+
+  private visibleBackends(filter: BackendFilter): BackendState[] {
+    return [...this.table.backends.values()].filter((b) => b.phase === 'connected' && b.inventory && this.isVisible(b, filter));
+  }
+
+  view(filter: BackendFilter): CatalogView {
+    const key = filter === null ? '' : JSON.stringify(filter);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const view: CatalogView = { tools: [], prompts: [], resources: [], resourceTemplates: [], instructions: undefined };
+    const instructions: string[] = [];
+    for (const b of this.visibleBackends(filter)) {
+      const inv = b.inventory!;
+      for (const tool of inv.tools) {
+        if (isToolDisabled(b.name, tool.name, b.toolPolicy)) continue;
+        const name = qualify(b.name, tool.name);
+        if (name.length > MAX_TOOL_NAME_LENGTH) {
+          if (!this.warnedLongNames.has(name)) this.log.warn({ backend: b.name, tool: tool.name, name }, `tool not exposed: its qualified name is longer than ${MAX_TOOL_NAME_LENGTH} characters`);
+          this.warnedLongNames.add(name);
+          continue;
+        }
+        view.tools.push({ ...withEffectiveDescription(b.name, tool, b.toolPolicy), name });
+      }
+      for (const prompt of inv.prompts) view.prompts.push({ ...prompt, name: qualify(b.name, prompt.name) });
+      for (const resource of inv.resources) view.resources.push({ ...resource, uri: qualify(b.name, resource.uri) });
+      for (const template of inv.resourceTemplates) view.resourceTemplates.push({ ...template, uriTemplate: qualify(b.name, template.uriTemplate) });
+      if (b.instructions) instructions.push(`## ${b.name}\n${b.instructions}`);
+    }
+    if (instructions.length) view.instructions = instructions.join('\n\n');
+    this.cache.set(key, view);
+    return view;
+  }
+
+  /** One signature per list kind of the unfiltered view, to tell which lists really changed. */
+  signatures(): Record<ListKind, string> {
+    const v = this.view(null);
+    // Tags decide what filtered sessions see, so a tag change counts as a change of every list.
+    const tags = JSON.stringify(this.visibleBackends(null).map((b) => [b.name, b.tags]));
+    return {
+      tools: JSON.stringify([v.tools, tags]),
+      prompts: JSON.stringify([v.prompts, tags]),
+      resources: JSON.stringify([v.resources, v.resourceTemplates, tags]),
+    };
+  }
+
+  /**
+   * Finds the backend of a qualified name for a session. A backend outside the session's filter
+   * is reported as unknown, like a name that does not exist.
+   */
+  resolve(qualified: string, filter: BackendFilter): { backend: BackendState; name: string } | { error: 'unknown' } | { error: 'unavailable'; backend: BackendState } {
+    const parts = splitQualified(qualified);
+    const backend = parts && this.table.backends.get(parts.server);
+    if (!parts || !backend || !this.isVisible(backend, filter)) return { error: 'unknown' };
+    if (backend.phase !== 'connected') return { error: 'unavailable', backend };
+    return { backend, name: parts.name };
+  }
+}

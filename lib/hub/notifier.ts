@@ -1,0 +1,50 @@
+// Tells connected clients which lists changed: debounced so a burst of backend events makes one
+// notification, and diffed so an event that changes nothing visible sends nothing.
+import type { Catalog, ListKind } from './catalog.ts';
+
+export const CHANGE_DEBOUNCE_MS = 100;
+
+export type ChangeSink = (kind: ListKind) => void;
+
+export class ChangeNotifier {
+  private readonly sinks = new Set<ChangeSink>();
+  private last: Record<ListKind, string>;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly debounceMs = CHANGE_DEBOUNCE_MS,
+  ) {
+    this.last = catalog.signatures();
+  }
+
+  subscribe(sink: ChangeSink): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  /** A backend connected, disconnected or changed its lists. */
+  changed(): void {
+    this.catalog.invalidate();
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.debounceMs);
+    this.timer.unref();
+  }
+
+  private flush(): void {
+    const now = this.catalog.signatures();
+    for (const kind of Object.keys(now) as ListKind[]) {
+      if (now[kind] === this.last[kind]) continue;
+      for (const sink of this.sinks) sink(kind);
+    }
+    this.last = now;
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.sinks.clear();
+  }
+}

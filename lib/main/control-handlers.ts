@@ -1,0 +1,57 @@
+// The service's answers to the control bus ops (decisions §8): status, restart, reload.
+import { ControlError, type ControlHandlers } from '../control/protocol.ts';
+import type { BackendRegistry } from './registry.ts';
+import type { StateTable } from './state-table.ts';
+import { SERVICE_VERSION } from '../shared/version.ts';
+import { type ReloadFacts, statusView } from './status-view.ts';
+import { toolViews } from './tool-views.ts';
+
+export type ControlDeps = { table: StateTable; registry: BackendRegistry; configFile: string; reload: () => Promise<{ ok: boolean; message: string }>; reloadFacts: () => ReloadFacts };
+
+export function createControlHandlers({ table, registry, configFile, reload, reloadFacts }: ControlDeps): ControlHandlers {
+  const view = () => statusView(table, Date.now(), { pid: process.pid, version: SERVICE_VERSION, configFile, reload: reloadFacts() });
+  return {
+    status(args) {
+      const all = view();
+      if (typeof args.server !== 'string') return all;
+      const one = all.servers.find((s) => s.name === args.server);
+      if (!one) throw new ControlError('unknown_server', `Server '${args.server}' not found in ${configFile}`);
+      return { ...all, servers: [one] };
+    },
+    async restart({ server }) {
+      const known = registry.describe(server);
+      if (known === 'unknown') throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      if (known === 'disabled') throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}`);
+      if (known === 'invalid') throw new ControlError('not_running', `Server '${server}' has an invalid configuration and is not running: ${table.backends.get(server)?.lastError ?? ''}`);
+      const handle = registry.handle(server)!;
+      if (handle.isStopping) throw new ControlError('not_running', `Server '${server}' is stopping`);
+      await handle.restart();
+      return { server, restarted: true };
+    },
+    tools({ server }) {
+      const backend = table.backends.get(server);
+      if (!backend) {
+        if (table.disabled.has(server)) throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}: no live inventory`);
+        throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      }
+      return toolViews(backend);
+    },
+    fault({ server, kind }) {
+      if (process.env.AGENT_FAULT_INJECTION !== '1') throw new ControlError('bad_request', 'fault injection is disabled (start the service with AGENT_FAULT_INJECTION=1)');
+      if (kind === 'main-rejection') {
+        // A promise nobody handles, as a library bug would leave on the main thread.
+        void Promise.reject(new Error('injected fault: unhandled rejection on the main thread'));
+        return { server, injected: kind };
+      }
+      const handle = registry.handle(server);
+      if (!handle) throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
+      handle.injectFault(kind);
+      return { server, injected: kind };
+    },
+    async reload() {
+      const outcome = await reload();
+      if (!outcome.ok) throw new ControlError('invalid_config', outcome.message);
+      return { reloaded: true, message: outcome.message };
+    },
+  };
+}

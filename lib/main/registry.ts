@@ -1,0 +1,124 @@
+// Keeps the running backends in step with the configuration: start new ones, stop removed and
+// disabled ones, replace changed ones, and keep the last good one when an entry turns invalid.
+import type { LoadedConfig, ServerSlot } from '../config/types.ts';
+import { sanitize } from '../shared/sanitize.ts';
+import { formatProblem } from '../config/errors.ts';
+import { specChange } from '../config/spec-diff.ts';
+import { BackendHandle, type HandleOptions } from './backend-handle.ts';
+import { newBackendState, type StateTable } from './state-table.ts';
+
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+
+export class BackendRegistry {
+  private readonly handles = new Map<string, BackendHandle>();
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly table: StateTable,
+    private readonly options: HandleOptions & { stopGraceMs: number },
+  ) {}
+
+  /** Configuration warnings (a deprecated key, say) are logged once per process, not on every reload. */
+  warnOnce(warning: string): void {
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    this.options.log.warn(warning);
+  }
+
+  /** Applies a loaded configuration; returns once removed and replaced backends have stopped. */
+  async apply(config: LoadedConfig): Promise<void> {
+    const log = this.options.log;
+    const seen = new Set<string>();
+    const stops: Promise<void>[] = [];
+    this.table.disabled.clear();
+    for (const slot of config.servers) {
+      seen.add(slot.name);
+      for (const warning of slot.warnings) this.warnOnce(warning);
+      if (slot.disabled) {
+        this.table.disabled.add(slot.name);
+        stops.push(this.remove(slot.name));
+        continue;
+      }
+      if (!slot.spec) {
+        stops.push(this.applyInvalid(slot));
+        continue;
+      }
+      const current = this.handles.get(slot.name);
+      const change = current ? specChange(current.spec, slot.spec) : 'restart';
+      if (current && change === 'none') continue;
+      if (current && change === 'metadata') {
+        current.updateMetadata(slot.spec);
+        log.info({ backend: slot.name }, 'server metadata changed: applied without a restart');
+        this.options.onChange?.(slot.name);
+        continue;
+      }
+      stops.push(this.replace(slot.name, new BackendHandle(slot.spec, this.options)));
+    }
+    for (const name of [...this.handles.keys(), ...this.table.backends.keys()]) {
+      if (!seen.has(name)) stops.push(this.remove(name));
+    }
+    this.table.configuration = {
+      loaded: true,
+      serverCount: config.servers.length,
+      enabledCount: config.servers.filter((s) => !s.disabled).length,
+      disabledCount: config.servers.filter((s) => s.disabled).length,
+      authEnabled: false,
+      transport: 'http',
+    };
+    await Promise.all(stops);
+  }
+
+  // An invalid entry is not started; a server already running from a good entry keeps running.
+  private async applyInvalid(slot: ServerSlot): Promise<void> {
+    const problems = (slot.problems ?? []).map(formatProblem);
+    const running = this.handles.get(slot.name);
+    if (running) {
+      this.options.log.error({ backend: slot.name, problems }, 'invalid server entry ignored: the last good configuration keeps running');
+      return;
+    }
+    this.options.log.error({ backend: slot.name, problems }, 'invalid server entry: not started');
+    const state = newBackendState(slot.name, slot.tags, null);
+    state.phase = 'invalid';
+    state.firstConnect = false;
+    // The file path would be redacted anyway; health shows where in the file and why.
+    const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
+    state.lastError = sanitize(`invalid configuration: ${reasons.join('; ')}`);
+    this.table.backends.set(slot.name, state);
+    this.options.onChange?.(slot.name);
+  }
+
+  private async replace(name: string, next: BackendHandle): Promise<void> {
+    const previous = this.handles.get(name);
+    this.handles.set(name, next);
+    this.table.backends.set(name, next.state);
+    if (previous) this.options.onChange?.(name);
+    if (previous) await previous.stop();
+    next.start();
+  }
+
+  private async remove(name: string): Promise<void> {
+    const handle = this.handles.get(name);
+    this.handles.delete(name);
+    const existed = this.table.backends.delete(name);
+    if (existed) this.options.onChange?.(name);
+    await handle?.stop();
+  }
+
+  /** Stops every backend in parallel (shutdown). */
+  async stopAll(): Promise<void> {
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.stop()));
+  }
+
+  handle(name: string): BackendHandle | undefined {
+    return this.handles.get(name);
+  }
+
+  /** Names known to the configuration, with why a name has no running backend. */
+  describe(name: string): 'running' | 'disabled' | 'invalid' | 'unknown' {
+    if (this.handles.has(name)) return 'running';
+    if (this.table.disabled.has(name)) return 'disabled';
+    return this.table.backends.has(name) ? 'invalid' : 'unknown';
+  }
+}

@@ -1,0 +1,55 @@
+// Pure status computations of service.md "States and transitions" and decisions §3.
+import type { BackendState, ConfigurationSummary } from '../main/state-table.ts';
+
+export type ServerStatus = 'connected' | 'error' | 'disconnected' | 'awaiting_oauth';
+export type OverallStatus = 'healthy' | 'degraded' | 'unhealthy';
+
+export const CRITICAL_ERROR_WINDOW_MS = 60_000;
+export const MAX_MISSED_PINGS = 2;
+
+export function serverStatus(b: Pick<BackendState, 'phase' | 'supervision'>): ServerStatus {
+  if (b.supervision?.state === 'crashLoop') return 'error';
+  switch (b.phase) {
+    case 'connected':
+      return 'connected';
+    case 'queued':
+    case 'starting':
+    case 'connecting':
+    case 'stopping':
+    case 'stopped':
+      return 'disconnected';
+    case 'invalid':
+    case 'failed':
+    case 'exited':
+      // A supervised backend waiting for its restart is not in error: it is on its way back.
+      return b.supervision?.state === 'restarting' ? 'disconnected' : 'error';
+    case 'awaiting_oauth':
+      return 'awaiting_oauth';
+  }
+}
+
+export function isHealthy(b: Pick<BackendState, 'phase' | 'supervision' | 'lastCriticalAt' | 'missedPings'>, now: number): boolean {
+  return (
+    serverStatus(b) === 'connected' &&
+    (b.lastCriticalAt === null || now - b.lastCriticalAt >= CRITICAL_ERROR_WINDOW_MS) &&
+    b.missedPings < MAX_MISSED_PINGS
+  );
+}
+
+export function overallStatus(loaded: boolean, total: number, healthy: number): { status: OverallStatus; httpStatus: 200 | 503 } {
+  if (!loaded) return { status: 'unhealthy', httpStatus: 503 };
+  if (total === 0) return { status: 'degraded', httpStatus: 200 };
+  if (healthy === total) return { status: 'healthy', httpStatus: 200 };
+  // More than half healthy is degraded; exactly half or fewer is unhealthy (integer math, no float edge).
+  if (healthy * 2 > total) return { status: 'degraded', httpStatus: 200 };
+  return { status: 'unhealthy', httpStatus: 503 };
+}
+
+export function isReady(configuration: ConfigurationSummary, backends: Iterable<Pick<BackendState, 'supervision'>>): boolean {
+  if (!configuration.loaded) return false;
+  for (const b of backends) {
+    const state = b.supervision?.state;
+    if (state === 'restarting' || state === 'crashLoop') return false;
+  }
+  return true;
+}

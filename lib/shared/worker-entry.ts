@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from './version.ts';
+
+// The newest modification time of the sources a worker bundle is built from.
+function newestSource(dirs: string[]): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(ts|mjs|js)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+    }
+  };
+  for (const dir of dirs) if (fs.existsSync(dir)) walk(dir);
+  return newest;
+}
+
+const bundleChecks = new Map<string, string | null>();
+
+// build/workers/<name>.mjs (scripts/bundle-workers.mjs) when it is newer than its sources.
+function freshBundle(name: string): string | null {
+  if (bundleChecks.has(name)) return bundleChecks.get(name)!;
+  const bundle = path.join(PACKAGE_ROOT, 'build', 'workers', `${name}.mjs`);
+  let found: string | null = null;
+  try {
+    const built = fs.statSync(bundle).mtimeMs;
+    if (built >= newestSource([path.join(PACKAGE_ROOT, 'workers'), path.join(PACKAGE_ROOT, 'lib')])) found = bundle;
+  } catch {
+    found = null;
+  }
+  bundleChecks.set(name, found);
+  return found;
+}
+
+/**
+ * Where a worker entry lives: the fresh bundle when there is one; else compiled `.js` beside us
+ * in dist/, or the `.ts` source run through the tsx bootstrap (tsx does not register itself in
+ * worker threads on Node 20; see stack.md).
+ */
+export function workerEntry(name: string, bootstrap = 'bootstrap'): { file: string; workerData: Record<string, unknown> } {
+  const bundle = freshBundle(name);
+  if (bundle) return { file: bundle, workerData: {} };
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
+  if (!fromSource) return { file: fileURLToPath(entry), workerData: {} };
+  return { file: fileURLToPath(new URL(`../../workers/${bootstrap}.mjs`, import.meta.url)), workerData: { entry: entry.href } };
+}

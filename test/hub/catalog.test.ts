@@ -1,0 +1,76 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pino from 'pino';
+import { Catalog } from '../../lib/hub/catalog.ts';
+import { parseTagFilter } from '../../lib/shared/tag-filter.ts';
+import { newBackendState, StateTable } from '../../lib/main/state-table.ts';
+
+const silent = pino({ level: 'silent' });
+const tool = (name: string, description = name) => ({ name, description, inputSchema: { type: 'object' as const } });
+
+function table() {
+  const t = new StateTable();
+  const add = (name: string, tags: string[], tools: string[], phase: 'connected' | 'failed' = 'connected') => {
+    const b = newBackendState(name, tags, null);
+    b.phase = phase;
+    b.instructions = `use ${name}`;
+    b.inventory = { tools: tools.map((n) => tool(n)), resources: [{ uri: `${name}://r`, name: 'r' }], prompts: [{ name: 'p' }], resourceTemplates: [] };
+    t.backends.set(name, b);
+    return b;
+  };
+  return { t, add };
+}
+
+test('catalog :: qualified names of connected backends only, with instructions per server', () => {
+  const { t, add } = table();
+  add('a', ['x'], ['one']);
+  add('b', ['y'], ['two'], 'failed');
+  const view = new Catalog(t, silent).view(null);
+  assert.equal(view.tools.map((x) => x.name), ['a_agent_one']);
+  assert.equal(view.resources.map((r) => r.uri), ['a_agent_a://r']);
+  assert.equal(view.prompts.map((p) => p.name), ['a_agent_p']);
+  assert.is(view.instructions, '## a\nuse a');
+});
+
+test('catalog :: a qualified tool name over 64 characters is not exposed', () => {
+  const { t, add } = table();
+  add('server', [], ['ok', 'x'.repeat(60)]);
+  assert.equal(new Catalog(t, silent).view(null).tools.map((x) => x.name), ['server_agent_ok']);
+});
+
+test('catalog :: a tag filter selects backends; an invisible backend resolves as unknown', () => {
+  const { t, add } = table();
+  add('a', ['x'], ['one']);
+  add('b', ['y'], ['two']);
+  const catalog = new Catalog(t, silent);
+  const onlyY = parseTagFilter('y');
+  assert.equal(catalog.view(onlyY).tools.map((x) => x.name), ['b_agent_two']);
+  assert.equal(catalog.resolve('a_agent_one', onlyY), { error: 'unknown' });
+  assert.equal('backend' in catalog.resolve('b_agent_two', onlyY), true);
+});
+
+test('catalog :: disabled tools are hidden and overrides applied; invalidate() picks up changes', () => {
+  const { t, add } = table();
+  const b = add('a', [], ['one', 'two']);
+  const catalog = new Catalog(t, silent);
+  assert.is(catalog.view(null).tools.length, 2);
+  b.toolPolicy = { disabledTools: ['two'], toolDescriptionOverrides: { one: 'better' } };
+  assert.is(catalog.view(null).tools.length, 2, 'cached until invalidated');
+  catalog.invalidate();
+  assert.equal(catalog.view(null).tools.map((x) => [x.name, x.description]), [['a_agent_one', 'better']]);
+});
+
+test('catalog :: signatures change with lists and with tags, not otherwise', () => {
+  const { t, add } = table();
+  const b = add('a', ['x'], ['one']);
+  const catalog = new Catalog(t, silent);
+  const before = catalog.signatures();
+  catalog.invalidate();
+  assert.equal(catalog.signatures(), before);
+  b.tags = ['z'];
+  catalog.invalidate();
+  const after = catalog.signatures();
+  assert.is.not(after.tools, before.tools);
+});
+
+test.run();
