@@ -34,6 +34,8 @@ prog
   .option('--transport', 'Serve MCP clients over http (/mcp, /sse) or stdio (AGENT_TRANSPORT)', 'http')
   .option('--http', 'Listen for HTTP; --no-http (with --transport stdio) serves no HTTP at all', true)
   .option('--lazy-tools', 'Expose tool_list, tool_schema and tool_invoke instead of every backend tool (AGENT_LAZY_TOOLS)')
+  .option('--allowed-origins', 'Comma-separated browser origins admitted besides the service\'s own, or * (AGENT_ALLOWED_ORIGINS)')
+  .option('--allowed-hosts', 'Comma-separated Host names admitted besides the loopback names, or * (AGENT_ALLOWED_HOSTS)')
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
     const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));

@@ -25,6 +25,10 @@ export type ServeOptions = {
   http: boolean;
   /** Expose tool_list / tool_schema / tool_invoke instead of every backend tool. */
   lazyTools: boolean;
+  /** Origins admitted on non-health routes besides the service's own; `*` = any. */
+  allowedOrigins: string[];
+  /** Host header values admitted besides the loopback names of a loopback listener; `*` = any. */
+  allowedHosts: string[];
 };
 
 type Raw = Record<string, unknown>;
@@ -59,6 +63,39 @@ function text(found: { value: unknown; from: string } | undefined): string | und
   return found.value;
 }
 
+function list(found: { value: unknown; from: string } | undefined): string[] {
+  const value = text(found);
+  return value ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+// Origins as browsers send them: scheme://host[:port], nothing after; or `*`.
+function origins(found: { value: unknown; from: string } | undefined): string[] {
+  const entries = list(found);
+  for (const entry of entries) {
+    if (entry === '*') continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = null;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin === 'null' || entry.replace(/\/$/, '').toLowerCase() !== url.origin.toLowerCase()) {
+      throw new UsageError(`Expected ${found!.from} to be a comma-separated list of origins such as http://localhost:6274 (scheme, host and port only) or *, got ${JSON.stringify(entry)}`);
+    }
+  }
+  return entries;
+}
+
+function hosts(found: { value: unknown; from: string } | undefined): string[] {
+  const entries = list(found);
+  for (const entry of entries) {
+    if (entry !== '*' && !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry)) {
+      throw new UsageError(`Expected ${found!.from} to be a comma-separated list of host names or host:port entries or *, got ${JSON.stringify(entry)}`);
+    }
+  }
+  return entries;
+}
+
 export function parseServeOptions(flags: Raw, env: Record<string, string | undefined>): ServeOptions {
   const level = pick(flags, env, 'health-info-level', 'AGENT_HEALTH_INFO_LEVEL');
   const exemptFound = pick(flags, env, 'health-rate-exempt', 'AGENT_HEALTH_RATE_EXEMPT');
@@ -84,6 +121,8 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     transport: oneOf(pick(flags, env, 'transport', 'AGENT_TRANSPORT'), ['http', 'stdio'] as const, 'http'),
     http: flags.http !== false,
     lazyTools: flags['lazy-tools'] === true || /^(1|true|yes)$/i.test(env.AGENT_LAZY_TOOLS ?? ''),
+    allowedOrigins: origins(pick(flags, env, 'allowed-origins', 'AGENT_ALLOWED_ORIGINS')),
+    allowedHosts: hosts(pick(flags, env, 'allowed-hosts', 'AGENT_ALLOWED_HOSTS')),
   };
   if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;

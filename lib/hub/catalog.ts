@@ -1,7 +1,8 @@
 // The aggregated, client-facing view of every connected backend's tools, prompts and resources,
 // filtered per session by tags. Views are cached until a backend changes.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
-import type { BackendState, StateTable } from '../main/state-table.ts';
+import type { BackendState } from '../shared/backend-state.ts';
+import type { StateTable } from '../main/state-table.ts';
 import type { Logger } from '../shared/logger.ts';
 import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';

@@ -3,7 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { qualify } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
-import type { BackendState, StateTable } from '../main/state-table.ts';
+import type { BackendState } from '../shared/backend-state.ts';
+import type { StateTable } from '../main/state-table.ts';
 import { isHealthy, serverStatus } from '../shared/status.ts';
 import type { TokenEstimator } from './token-estimator.ts';
 

@@ -7,7 +7,7 @@ import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { BackendHandle } from '../main/backend-handle.ts';
 import type { BackendMethod, CallOutcome, ProgressParams } from '../shared/messages.ts';
-import type { BackendState } from '../main/state-table.ts';
+import type { BackendState } from '../shared/backend-state.ts';
 import { serverStatus } from '../shared/status.ts';
 
 export type RouteExtra = {

@@ -1,18 +1,19 @@
-// Main-thread side of one backend: its worker thread, the events it reports (applied to the
-// state table), the requests routed to it, and, for supervised stdio backends, the supervisor.
+// Main-thread side of one backend: its worker thread, the events it reports (reduced by
+// backend-events.ts into the state table), the requests routed to it, and, for supervised stdio
+// backends, the supervisor.
 // A worker that dies is a backend failure; the main thread carries on.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
-import { sanitize } from '../shared/sanitize.ts';
 import type { Logger, LogFormat, LogLevel } from '../shared/logger.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
 import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallError, CallOutcome, ProgressParams, WorkerEvent } from '../shared/messages.ts';
-import { type BackendState, newBackendState } from './state-table.ts';
+import { type BackendState, newBackendState } from '../shared/backend-state.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
+import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
 
 export type HandleOptions = {
   log: Logger;
@@ -56,6 +57,14 @@ export class BackendHandle {
   private worker: Worker | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
   private stopping: Promise<void> | null = null;
+  /** The registry called start(): a queued replacement spawns nothing before its predecessor is gone. */
+  private started = false;
+  /** The worker has loaded and exposed its API. */
+  private workerReady = false;
+  /** A start was asked for before the worker was ready: it runs once, when `ready` arrives. */
+  private startWanted = false;
+  /** An operator restart in progress: concurrent restart requests join it. */
+  private restarting: Promise<void> | null = null;
   private nextCallId = 1;
   private readonly inflight = new Map<number, Inflight>();
   private readonly progressListeners = new Map<number, ProgressListener>();
@@ -101,17 +110,32 @@ export class BackendHandle {
     return this.spec.name;
   }
 
+  /** Starts the backend; called once by the registry, after the instance it replaces has stopped. */
   start(): void {
+    this.started = true;
     this.spawn();
   }
 
-  // A fresh process, transport and MCP client: in the running worker, or in a new one.
+  // A fresh process, transport and MCP client, in this handle's worker (created on first use).
+  // Each call asks the worker for exactly one start; a start asked for while the worker loads
+  // runs once, on `ready`.
   private spawn(): void {
-    if (this.stopping) return;
-    if (this.worker && this.api) {
-      this.api.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
-      return;
+    if (this.stopping || !this.started) return;
+    if (!this.worker) {
+      this.startWanted = true;
+      this.createWorker();
+    } else if (!this.workerReady) {
+      this.startWanted = true;
+    } else {
+      this.startChild();
     }
+  }
+
+  private startChild(): void {
+    this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
+  }
+
+  private createWorker(): void {
     const { file, workerData } = workerEntry('backend');
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
@@ -138,6 +162,7 @@ export class BackendHandle {
     const api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.worker = worker;
     this.api = api;
+    this.workerReady = false;
     this.state.phase = 'starting';
     this.eventsReceived = 0;
     worker.on('message', (event: WorkerEvent) => {
@@ -150,86 +175,51 @@ export class BackendHandle {
       if (this.worker === worker) this.onWorkerDeath(`backend worker thread failed: ${error.message}`);
     });
     worker.on('exit', (code) => {
+      worker.stdout.unpipe(process.stderr);
       channel.port1.close();
       if (this.worker === worker && !this.stopping) this.onWorkerDeath(`backend worker thread exited with code ${code}`);
     });
   }
 
   private onEvent(event: WorkerEvent): void {
-    const s = this.state;
-    switch (event.type) {
-      case 'ready':
-        this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
-        return;
-      case 'connecting':
-        s.phase = 'connecting';
-        s.pid = event.pid;
-        return;
-      case 'connected':
-        s.phase = 'connected';
-        s.firstConnect = false;
-        s.pid = event.pid;
-        s.lastConnected = event.at;
-        s.missedPings = 0;
-        s.inventory = event.inventory;
-        s.instructions = event.instructions;
-        s.protocolVersion = event.protocolVersion;
-        this.log.info({ backend: s.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.inventory.tools.length }, 'backend connected');
-        void this.supervisor?.send({ type: 'connected' });
-        this.options.onChange?.(s.name);
-        return;
-      case 'inventory':
-        s.inventory = event.inventory;
-        this.options.onChange?.(s.name);
-        return;
-      case 'ping':
-        s.missedPings = event.ok ? 0 : s.missedPings + 1;
-        if (!event.ok) this.log.warn({ backend: s.name, missed: s.missedPings, error: sanitize(event.error?.message) }, 'backend did not answer ping');
-        return;
-      case 'failed':
-        if (event.exit) s.lastExit = event.exit;
-        this.ended(event.authRequired ? 'awaiting_oauth' : 'failed', event.error.message, event.at);
-        return;
-      case 'exited':
-        s.lastExit = event.exit;
-        this.ended('exited', event.error?.message ?? 'backend process exited', event.at);
-        return;
-      case 'stopped':
-        s.phase = 'stopped';
-        s.pid = null;
-        this.options.onChange?.(s.name);
-        return;
-      case 'progress':
-        this.progressListeners.get(event.callId)?.(event.progress);
-        return;
-      case 'backendLog':
-        this.options.onBackendLog?.(s.name, event.params);
-        return;
-      case 'callHealth':
-        return;
-      case 'log':
-        this.log[event.level]({ backend: s.name, ...event.fields }, event.msg);
-        return;
-      default: {
-        const unknown: never = event;
-        this.log.error({ backend: s.name, event: unknown }, 'protocol error: unknown message from backend worker');
-      }
-    }
+    this.apply(reduceBackendEvent(this.state, event, { stopping: this.stopping !== null, supervised: this.supervisor !== null }));
   }
 
-  // The backend stopped working (failed start, exit, broken transport, dead worker).
-  private ended(phase: 'failed' | 'exited' | 'awaiting_oauth', message: string, at: number): void {
-    const s = this.state;
-    if (this.stopping) return;
-    s.phase = phase;
-    s.firstConnect = false;
-    s.pid = null;
-    s.lastError = sanitize(message);
-    s.lastCriticalAt = at;
-    this.log.error({ backend: s.name, error: s.lastError }, phase === 'awaiting_oauth' ? 'backend requires OAuth authentication' : 'backend failed');
-    if (this.supervisor) void this.supervisor.send({ type: 'exited' });
-    else this.failInflight('stopped', 'exited');
-    this.options.onChange?.(s.name);
+  private apply({ patch, effects }: Reduction): void {
+    Object.assign(this.state, patch);
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'workerReady':
+          this.workerReady = true;
+          if (this.startWanted) {
+            this.startWanted = false;
+            this.startChild();
+          }
+          break;
+        case 'supervise':
+          void this.supervisor?.send({ type: effect.event });
+          break;
+        case 'failInflight':
+          this.failInflight('stopped', 'exited');
+          break;
+        case 'changed':
+          this.options.onChange?.(this.name);
+          break;
+        case 'log':
+          this.log[effect.level](effect.fields, effect.msg);
+          break;
+        case 'progress':
+          this.progressListeners.get(effect.callId)?.(effect.progress);
+          break;
+        case 'backendLog':
+          this.options.onBackendLog?.(this.name, effect.params);
+          break;
+        default: {
+          const unknown: never = effect;
+          throw new Error(`unknown backend effect ${JSON.stringify(unknown)}`);
+        }
+      }
+    }
   }
 
   private publishSupervision(state: SupervisorState): void {
@@ -262,8 +252,10 @@ export class BackendHandle {
     const worker = this.worker;
     this.worker = null;
     this.api = null;
+    this.workerReady = false;
     void worker?.terminate();
-    this.ended('failed', reason, Date.now());
+    const at = Date.now();
+    this.onEvent({ v: 1, type: 'failed', at, error: { name: 'WorkerDied', message: reason }, authRequired: false, exit: { code: null, signal: null, at, pid: this.state.pid } });
   }
 
   /** Fault injection for tests: makes the worker thread die. */
@@ -276,9 +268,20 @@ export class BackendHandle {
     return this.stopping !== null;
   }
 
-  /** The operator's `agent mcp restart`: immediate, resets the counter, works from crash loop. */
-  async restart(): Promise<void> {
-    if (this.stopping) throw new Error(`backend '${this.name}' is stopping`);
+  /**
+   * The operator's `agent mcp restart`: immediate, a fresh start (its critical errors cleared),
+   * resets the counter, works from crash loop. Requests arriving while one is in progress join
+   * it; a queued replacement that has not started yet starts fresh anyway, so it is left alone.
+   */
+  restart(): Promise<void> {
+    if (this.stopping) return Promise.reject(new Error(`backend '${this.name}' is stopping`));
+    if (!this.started) return Promise.resolve();
+    this.restarting ??= this.freshStart().finally(() => (this.restarting = null));
+    return this.restarting;
+  }
+
+  private async freshStart(): Promise<void> {
+    Object.assign(this.state, FRESH_START);
     if (this.supervisor) return this.supervisor.send({ type: 'operatorRestart' });
     this.failInflight('restarting');
     await this.killChild();

@@ -1,11 +1,12 @@
 // Keeps the running backends in step with the configuration: start new ones, stop removed and
 // disabled ones, replace changed ones, and keep the last good one when an entry turns invalid.
 import type { LoadedConfig, ServerSlot } from '../config/types.ts';
-import { sanitize } from '../shared/sanitize.ts';
+import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
 import { specChange } from '../config/spec-diff.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
-import { newBackendState, type StateTable } from './state-table.ts';
+import { newBackendState } from '../shared/backend-state.ts';
+import type { StateTable } from './state-table.ts';
 
 export const DEFAULT_STOP_GRACE_MS = 2_000;
 
@@ -82,7 +83,8 @@ export class BackendRegistry {
     state.firstConnect = false;
     // The file path would be redacted anyway; health shows where in the file and why.
     const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
-    state.lastError = sanitize(`invalid configuration: ${reasons.join('; ')}`);
+    state.lastError = redactCredentials(`invalid configuration: ${reasons.join('; ')}`);
+    state.lastErrorPublic = sanitize(state.lastError);
     this.table.backends.set(slot.name, state);
     this.options.onChange?.(slot.name);
   }

@@ -24,6 +24,7 @@ import { workerEntry } from '../shared/worker-entry.ts';
 import { TokenEstimator } from '../hub/token-estimator.ts';
 import { type ControlServer, socketPath, startControlServer } from '../control/server.ts';
 import { createControlHandlers } from './control-handlers.ts';
+import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import type { ReloadFacts } from './status-view.ts';
 
 export const PING_INTERVAL_MS = 30_000;
@@ -63,6 +64,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log, lazyTools: options.lazyTools }) : null;
   let server: http.Server | null = null;
   let port: number | null = null;
+  let guard: OriginGuard | null = null;
   if (options.http) {
     const app = createApp(
       {
@@ -72,6 +74,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         now: Date.now,
         facts: currentProcessFacts,
       },
+      () => guard,
       mcpHttp ?? undefined,
       createRestHandlers({ table, tokens }),
     );
@@ -88,6 +91,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     server = listening;
     const address = listening.address();
     port = typeof address === 'object' && address ? address.port : options.port;
+    guard = createOriginGuard({
+      listenHost: options.host,
+      port,
+      allowedOrigins: options.allowedOrigins,
+      allowedHosts: options.allowedHosts,
+      interfaceAddresses: Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
+    });
     log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel, transport: options.transport }, `listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`);
   }
 

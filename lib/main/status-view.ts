@@ -1,5 +1,6 @@
 // What `agent mcp status` shows of a running service: one entry per configured server. Pure.
-import type { BackendState, StateTable } from './state-table.ts';
+import type { BackendState } from '../shared/backend-state.ts';
+import type { StateTable } from './state-table.ts';
 import { isHealthy, serverStatus } from '../shared/status.ts';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());

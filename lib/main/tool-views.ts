@@ -3,7 +3,7 @@
 import { qualify } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
 import type { ToolsResult, ToolView } from '../control/protocol.ts';
-import type { BackendState } from './state-table.ts';
+import type { BackendState } from '../shared/backend-state.ts';
 import { serverStatus } from '../shared/status.ts';
 
 export function toolViews(b: BackendState): ToolsResult {

@@ -1,11 +1,15 @@
 // Pure status computations of service.md "States and transitions" and decisions §3.
-import type { BackendState, ConfigurationSummary } from '../main/state-table.ts';
+import type { BackendState, ConfigurationSummary } from './backend-state.ts';
 
 export type ServerStatus = 'connected' | 'error' | 'disconnected' | 'awaiting_oauth';
 export type OverallStatus = 'healthy' | 'degraded' | 'unhealthy';
 
 export const CRITICAL_ERROR_WINDOW_MS = 60_000;
 export const MAX_MISSED_PINGS = 2;
+/** How long a replacement must stay connected before its predecessor's exit stops counting. */
+export const EXIT_RECOVERY_MS = 10_000;
+/** Consecutive request timeouts that make a critical error. */
+export const TIMEOUTS_CRITICAL = 3;
 
 export function serverStatus(b: Pick<BackendState, 'phase' | 'supervision'>): ServerStatus {
   if (b.supervision?.state === 'crashLoop') return 'error';
@@ -28,12 +32,21 @@ export function serverStatus(b: Pick<BackendState, 'phase' | 'supervision'>): Se
   }
 }
 
-export function isHealthy(b: Pick<BackendState, 'phase' | 'supervision' | 'lastCriticalAt' | 'missedPings'>, now: number): boolean {
-  return (
-    serverStatus(b) === 'connected' &&
-    (b.lastCriticalAt === null || now - b.lastCriticalAt >= CRITICAL_ERROR_WINDOW_MS) &&
-    b.missedPings < MAX_MISSED_PINGS
-  );
+export type HealthFacts = Pick<
+  BackendState,
+  'phase' | 'supervision' | 'lastConnected' | 'lastCriticalAt' | 'exitCriticalAt' | 'consecutiveTimeouts' | 'lastTimeoutAt' | 'missedPings'
+>;
+
+/** Whether a critical error still counts against a backend at `now` (decisions §3, revised in wave 2). */
+export function hasCriticalError(b: HealthFacts, now: number): boolean {
+  if (b.lastCriticalAt !== null && now - b.lastCriticalAt < CRITICAL_ERROR_WINDOW_MS) return true;
+  // A child's exit counts until its replacement has stayed connected for 10 s.
+  if (b.exitCriticalAt !== null && (b.lastConnected === null || b.lastConnected < b.exitCriticalAt || now - b.lastConnected < EXIT_RECOVERY_MS)) return true;
+  return b.consecutiveTimeouts >= TIMEOUTS_CRITICAL && b.lastTimeoutAt !== null && now - b.lastTimeoutAt < CRITICAL_ERROR_WINDOW_MS;
+}
+
+export function isHealthy(b: HealthFacts, now: number): boolean {
+  return serverStatus(b) === 'connected' && !hasCriticalError(b, now) && b.missedPings < MAX_MISSED_PINGS;
 }
 
 export function overallStatus(loaded: boolean, total: number, healthy: number): { status: OverallStatus; httpStatus: 200 | 503 } {

@@ -17,6 +17,8 @@ const DEFAULTS: ServeOptions = {
   transport: 'http',
   http: true,
   lazyTools: false,
+  allowedOrigins: [],
+  allowedHosts: [],
 };
 
 type Env = Record<string, string | undefined>;
@@ -131,6 +133,18 @@ test('serve-options :: a bad --transport is a usage error', () => {
 
 test('serve-options :: --no-http needs --transport stdio', () => {
   usageError({ http: false }, {}, 'Expected --no-http only with --transport stdio: otherwise nothing would be served');
+});
+
+test('serve-options :: --allowed-origins and --allowed-hosts, flags beat AGENT_ALLOWED_*', () => {
+  run({ 'allowed-origins': 'http://localhost:6274, https://a.example' }, {}, { allowedOrigins: ['http://localhost:6274', 'https://a.example'] });
+  run({}, { AGENT_ALLOWED_ORIGINS: '*' }, { allowedOrigins: ['*'] });
+  run({ 'allowed-hosts': 'gw.internal,[::1]:8080' }, { AGENT_ALLOWED_HOSTS: 'x' }, { allowedHosts: ['gw.internal', '[::1]:8080'] });
+});
+
+test('serve-options :: a bad origin or host is a usage error naming it', () => {
+  usageError({ 'allowed-origins': 'http://localhost:6274/app' }, {}, 'Expected --allowed-origins to be a comma-separated list of origins such as http://localhost:6274 (scheme, host and port only) or *, got "http://localhost:6274/app"');
+  usageError({}, { AGENT_ALLOWED_ORIGINS: 'localhost:6274' }, 'Expected AGENT_ALLOWED_ORIGINS to be a comma-separated list of origins such as http://localhost:6274 (scheme, host and port only) or *, got "localhost:6274"');
+  usageError({ 'allowed-hosts': 'a b' }, {}, 'Expected --allowed-hosts to be a comma-separated list of host names or host:port entries or *, got "a b"');
 });
 
 test.run();

@@ -2,6 +2,7 @@
 // against three kinds of backend: a v2 stdio fixture, server-everything, a streamable-HTTP fixture.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import http from 'node:http';
 import path from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -39,7 +40,7 @@ E.before(async () => {
     'modern-legacy': { command: node, args: [FIXTURE_SERVER], protocolVersion: 'legacy', tags: ['v2'] },
     'modern-pinned': { command: node, args: [FIXTURE_SERVER], protocolVersion: '2026-07-28', tags: ['v2'] },
   };
-  svc = await startService({ config: { mcpServers: servers }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0'] });
+  svc = await startService({ config: { mcpServers: servers }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0', '--allowed-origins', 'http://localhost:6274'] });
   await svc.waitFor(async () => {
     const { body } = await svc.get('/health');
     return body.servers?.details?.length === 9 && body.servers.details.every((d: any) => d.status !== 'disconnected') && body;
@@ -70,6 +71,45 @@ E('e2e mcp :: a 2026-07-28 client lists, calls, reads, gets prompts and complete
   assert.ok(completion.completion.values.includes('Engineering'), JSON.stringify(completion));
   assert.match(client.getInstructions() ?? '', /## fixture\nTest fixture server/);
   await client.close();
+});
+
+// A raw request, so the test sets Host itself (fetch does not let it).
+function raw(port: number, method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: route, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+E('e2e mcp :: Host and Origin are checked on every non-health route (DNS rebinding), not on health', async () => {
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const own = `127.0.0.1:${svc.port}`;
+  const evil = `evil.example:${svc.port}`;
+  const rebinding = await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: evil, origin: 'http://evil.example' }, init);
+  assert.is(rebinding.status, 403);
+  assert.is(JSON.parse(rebinding.body).error, 'forbidden_host');
+  assert.match(JSON.parse(rebinding.body).message, /^Host header "evil\.example:\d+" is not allowed/);
+  const foreignOrigin = await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: own, origin: 'http://evil.example' }, init);
+  assert.is(foreignOrigin.status, 403);
+  assert.equal(JSON.parse(foreignOrigin.body), { error: 'forbidden_origin', message: 'Origin header "http://evil.example" is not allowed; admit it with --allowed-origins http://evil.example' });
+  for (const [method, route] of [['GET', '/sse'], ['POST', '/messages?sessionId=x'], ['GET', '/api/v1/servers'], ['GET', '/api/v1/tools']] as const) {
+    const res = await raw(svc.port, method, route, { host: own, origin: 'http://evil.example' });
+    assert.is(res.status, 403, `${method} ${route}`);
+    assert.is((await raw(svc.port, method, route, { host: evil })).status, 403, `${method} ${route} with a foreign Host`);
+  }
+  for (const route of ['/health', '/health/live', '/health/ready', '/health/mcp', '/health/mcp/fixture']) {
+    assert.is((await raw(svc.port, 'GET', route, { host: evil, origin: 'http://evil.example' })).status, 200, route);
+  }
+  // A non-browser client (no Origin) and the allowed Inspector origin are served.
+  assert.is((await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: own }, init)).status, 200);
+  assert.is((await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: `localhost:${svc.port}`, origin: 'http://localhost:6274' }, init)).status, 200);
+  assert.is((await raw(svc.port, 'GET', '/api/v1/servers', { host: own, origin: `http://localhost:${svc.port}` })).status, 200, 'the service\'s own origin');
 });
 
 E('e2e mcp :: a long call reports progress to the client that made it', async () => {

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import pino from 'pino';
 import { Catalog } from '../../lib/hub/catalog.ts';
 import { parseTagFilter } from '../../lib/shared/tag-filter.ts';
-import { newBackendState, StateTable } from '../../lib/main/state-table.ts';
+import { newBackendState } from '../../lib/shared/backend-state.ts';
+import { StateTable } from '../../lib/main/state-table.ts';
 
 const silent = pino({ level: 'silent' });
 const tool = (name: string, description = name) => ({ name, description, inputSchema: { type: 'object' as const } });

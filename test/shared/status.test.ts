@@ -7,9 +7,12 @@ import {
   type ConfigurationSummary,
   type SupervisionFacts,
   type SupervisionState,
-} from '../../lib/main/state-table.ts';
+} from '../../lib/shared/backend-state.ts';
 import {
   CRITICAL_ERROR_WINDOW_MS,
+  EXIT_RECOVERY_MS,
+  type HealthFacts,
+  TIMEOUTS_CRITICAL,
   MAX_MISSED_PINGS,
   isHealthy,
   isReady,
@@ -116,13 +119,26 @@ test('serverStatus :: every BackendPhase is covered by the table', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// isHealthy: connected + no critical error in the last 60 s + fewer than two missed pings
+// isHealthy: connected + no critical error + fewer than two missed pings. Critical: a transport
+// failure in the last 60 s; a child exit until the replacement stayed connected 10 s; three
+// consecutive request timeouts, for 60 s after the last (decisions §3, revised in wave 2).
 // ---------------------------------------------------------------------------------------------
 
-type HealthyInput = Pick<BackendState, 'phase' | 'supervision' | 'lastCriticalAt' | 'missedPings'>;
+type HealthyInput = HealthFacts;
 type HealthyCase = [name: string, input: HealthyInput, now: number, expected: boolean];
 
-const base: HealthyInput = { phase: 'connected', supervision: null, lastCriticalAt: null, missedPings: 0 };
+const base: HealthyInput = {
+  phase: 'connected',
+  supervision: null,
+  lastConnected: NOW - 3_600_000,
+  lastCriticalAt: null,
+  exitCriticalAt: null,
+  consecutiveTimeouts: 0,
+  lastTimeoutAt: null,
+  missedPings: 0,
+};
+// A child exited 30 s ago and its replacement connected `ago` ms before NOW.
+const exitThenConnected = (ago: number): HealthyInput => ({ ...base, exitCriticalAt: NOW - 30_000, lastConnected: NOW - ago });
 
 const healthyCases: HealthyCase[] = [
   ['connected, no critical error, 0 missed pings', base, NOW, true],
@@ -137,6 +153,18 @@ const healthyCases: HealthyCase[] = [
   ['critical error an hour ago', { ...base, lastCriticalAt: NOW - 3_600_000 }, NOW, true],
   ['same backend judged at a later now leaves the window', { ...base, lastCriticalAt: NOW }, NOW + 60_000, true],
   ['old critical error but 2 missed pings', { ...base, lastCriticalAt: NOW - 120_000, missedPings: 2 }, NOW, false],
+  ['exit: replacement connected 10 s ago (recovered)', exitThenConnected(10_000), NOW, true],
+  ['exit: replacement connected 9.999 s ago', exitThenConnected(9_999), NOW, false],
+  ['exit: replacement connected just now', exitThenConnected(0), NOW, false],
+  ['exit: no connection since the exit', { ...base, exitCriticalAt: NOW - 30_000, lastConnected: NOW - 40_000 }, NOW, false],
+  ['exit: never connected', { ...base, exitCriticalAt: NOW - 30_000, lastConnected: null }, NOW, false],
+  ['exit an hour ago, replacement connected 10 s after it', { ...base, exitCriticalAt: NOW - 3_600_000, lastConnected: NOW - 3_590_000 }, NOW, true],
+  ['exit: the window does not end by time alone', { ...base, exitCriticalAt: NOW - 3_600_000, lastConnected: NOW - 3_700_000 }, NOW, false],
+  ['2 consecutive timeouts', { ...base, consecutiveTimeouts: 2, lastTimeoutAt: NOW - 1_000 }, NOW, true],
+  ['3 consecutive timeouts, the last 1 s ago', { ...base, consecutiveTimeouts: 3, lastTimeoutAt: NOW - 1_000 }, NOW, false],
+  ['5 consecutive timeouts, the last 59.999 s ago', { ...base, consecutiveTimeouts: 5, lastTimeoutAt: NOW - 59_999 }, NOW, false],
+  ['3 consecutive timeouts, the last 60 s ago', { ...base, consecutiveTimeouts: 3, lastTimeoutAt: NOW - 60_000 }, NOW, true],
+  ['timeouts reset by a successful call', { ...base, consecutiveTimeouts: 0, lastTimeoutAt: NOW - 1_000 }, NOW, true],
   ['supervised and connected', { ...base, supervision: supervision('connected') }, NOW, true],
   ['not connected: connecting', { ...base, phase: 'connecting' }, NOW, false],
   ['not connected: starting', { ...base, phase: 'starting' }, NOW, false],
@@ -159,6 +187,8 @@ for (const [name, backend, now, expected] of healthyCases) {
 
 test('isHealthy :: constants match decisions §3', () => {
   assert.is(CRITICAL_ERROR_WINDOW_MS, 60_000);
+  assert.is(EXIT_RECOVERY_MS, 10_000);
+  assert.is(TIMEOUTS_CRITICAL, 3);
   assert.is(MAX_MISSED_PINGS, 2);
 });
 

@@ -1,6 +1,7 @@
 // Builds the health bodies from the state table, by detail level (decisions §3). Pure: the
 // clock and the process facts come in as arguments so every level can be table-tested.
-import type { BackendState, StateTable } from '../state-table.ts';
+import type { BackendState } from '../../shared/backend-state.ts';
+import type { StateTable } from '../state-table.ts';
 import type { HealthLevel } from './levels.ts';
 import { isHealthy, isReady, type OverallStatus, overallStatus, type ServerStatus, serverStatus } from '../../shared/status.ts';
 
@@ -41,7 +42,7 @@ function detail(b: BackendState, now: number) {
     status: serverStatus(b),
     healthy: isHealthy(b, now),
     lastConnected: iso(b.lastConnected),
-    lastError: b.lastError,
+    lastError: b.lastErrorPublic,
     tags: b.tags,
   };
 }
@@ -92,7 +93,7 @@ export function supervisionEntry(b: BackendState, level: HealthLevel): Record<st
     limit: s?.limit ?? null,
     nextRetryAt: iso(s?.nextRetryAt ?? null),
     lastExit: exit ? { code: exit.code, signal: exit.signal, at: iso(exit.at), ...(level === 'full' ? { pid: exit.pid } : {}) } : null,
-    lastError: b.lastError,
+    lastError: b.lastErrorPublic,
   };
   if (level === 'full') entry.pid = b.pid;
   return entry;
@@ -214,7 +215,7 @@ export function buildMcpLoadingReport(table: StateTable, level: HealthLevel, now
     loading,
     backendSupervision: supervisionSummary(backends, level),
   };
-  if (level !== 'minimal') body.servers = backends.map((b) => ({ name: b.name, state: mcpServerState(b), lastError: b.lastError }));
+  if (level !== 'minimal') body.servers = backends.map((b) => ({ name: b.name, state: mcpServerState(b), lastError: b.lastErrorPublic }));
   return { httpStatus, status, body };
 }
 
@@ -249,7 +250,7 @@ export function buildMcpServerReport(table: StateTable, name: string, level: Hea
       Object.assign(body, facts);
     }
     body.status = serverStatus(b);
-    body.lastError = b.lastError;
+    body.lastError = b.lastErrorPublic;
   }
   return { httpStatus, body };
 }

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newBackendState, StateTable } from '../../../lib/main/state-table.ts';
+import { newBackendState } from '../../../lib/shared/backend-state.ts';
+import { StateTable } from '../../../lib/main/state-table.ts';
 import { createHealthRateLimiter } from '../../../lib/main/health/rate-limit.ts';
 import { createApp } from '../../../lib/main/app.ts';
 
@@ -23,7 +24,7 @@ test('health coalescing :: the same millisecond reuses the report; the next one 
     limiter: createHealthRateLimiter({ limit: 0, windowSeconds: 300, exempt: [] }),
     now: () => now,
     facts: () => (builds++, FACTS),
-  });
+  }, () => null);
   const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  StateTable,
   UNLOADED_CONFIGURATION,
   newBackendState,
   type BackendState,
   type ConfigurationSummary,
   type SupervisionFacts,
-} from '../../../lib/main/state-table.ts';
+} from '../../../lib/shared/backend-state.ts';
+import { StateTable } from '../../../lib/main/state-table.ts';
 import type { HealthLevel } from '../../../lib/main/health/levels.ts';
 import { buildHealthReport, buildLivenessReport, buildReadinessReport, supervisionSummary, type ProcessFacts } from '../../../lib/main/health/report.ts';
 
@@ -33,7 +33,8 @@ const FACTS: ProcessFacts = {
 type BackendInit = Partial<Omit<BackendState, 'name'>> & { name: string };
 
 function backend(init: BackendInit): BackendState {
-  return { ...newBackendState(init.name, init.tags ?? [], init.supervision ?? null), ...init };
+  // Tests state what health shows: the stored error is already the public (sanitized) form.
+  return { ...newBackendState(init.name, init.tags ?? [], init.supervision ?? null), lastErrorPublic: init.lastError ?? null, ...init };
 }
 
 const sup = (state: SupervisionFacts['state'], extra: Partial<SupervisionFacts> = {}): SupervisionFacts => ({

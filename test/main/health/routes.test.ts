@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StateTable, UNLOADED_CONFIGURATION, newBackendState, type BackendState, type ConfigurationSummary } from '../../../lib/main/state-table.ts';
+import { UNLOADED_CONFIGURATION, newBackendState, type BackendState, type ConfigurationSummary } from '../../../lib/shared/backend-state.ts';
+import { StateTable } from '../../../lib/main/state-table.ts';
 import type { HealthLevel } from '../../../lib/main/health/levels.ts';
 import { createHealthRateLimiter, type RateLimitOptions } from '../../../lib/main/health/rate-limit.ts';
 import { buildHealthReport, buildMcpLoadingReport, buildMcpServerReport, type ProcessFacts } from '../../../lib/main/health/report.ts';
@@ -30,7 +31,8 @@ const FACTS: ProcessFacts = {
 };
 
 function backend(init: Partial<BackendState> & { name: string }): BackendState {
-  return { ...newBackendState(init.name, init.tags ?? [], init.supervision ?? null), ...init };
+  // Tests state what health shows: the stored error is already the public (sanitized) form.
+  return { ...newBackendState(init.name, init.tags ?? [], init.supervision ?? null), lastErrorPublic: init.lastError ?? null, ...init };
 }
 const up = (name: string) => backend({ name, phase: 'connected', firstConnect: false, lastConnected: NOW - 5_000 });
 const down = (name: string) => backend({ name, phase: 'failed', firstConnect: false, lastError: 'spawn failed' });
@@ -67,7 +69,7 @@ async function start(s: Scenario = {}): Promise<string> {
     facts: s.facts ?? (() => FACTS),
     ...(s.buildReport ? { buildReport: s.buildReport } : {}),
   };
-  const app = createApp(deps);
+  const app = createApp(deps, () => null);
   // polka's handler must be called without `next`, or its own route loop is replaced.
   const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
   servers.push(server);

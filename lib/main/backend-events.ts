@@ -1,0 +1,123 @@
+// What a backend worker's event means for that backend's state and for the rest of the service.
+// Pure: reduceBackendEvent(state, event, context) → {patch, effects}; the handle applies the
+// patch to the state table and carries the effects out (supervision, logs, notifications).
+import type { BackendState } from '../shared/backend-state.ts';
+import type { LogLevel } from '../shared/logger.ts';
+import type { WorkerEvent } from '../shared/messages.ts';
+import { redactCredentials, sanitize } from '../shared/sanitize.ts';
+
+export type BackendEffect =
+  /** The worker has loaded: start its child if a start is wanted. */
+  | { type: 'workerReady' }
+  /** Tell the supervisor (supervised backends only). */
+  | { type: 'supervise'; event: 'connected' | 'exited' }
+  /** An unsupervised backend ended: its in-flight calls fail now. */
+  | { type: 'failInflight' }
+  /** Something clients can see changed (connection, inventory). */
+  | { type: 'changed' }
+  | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
+  | { type: 'progress'; callId: number; progress: Extract<WorkerEvent, { type: 'progress' }>['progress'] }
+  | { type: 'backendLog'; params: Record<string, unknown> };
+
+export type EventContext = {
+  /** stop() was called: the backend's end is expected, not a failure. */
+  stopping: boolean;
+  supervised: boolean;
+};
+
+export type Reduction = { patch: Partial<BackendState>; effects: BackendEffect[] };
+
+const none: Reduction = { patch: {}, effects: [] };
+
+// The backend stopped working: a failed start, an exit, a broken transport, a dead worker.
+function ended(
+  state: Readonly<BackendState>,
+  phase: 'failed' | 'exited' | 'awaiting_oauth',
+  message: string,
+  at: number,
+  exited: boolean,
+  ctx: EventContext,
+): Reduction {
+  if (ctx.stopping) return none;
+  const lastError = redactCredentials(message);
+  const patch: Partial<BackendState> = { phase, firstConnect: false, pid: null, lastError, lastErrorPublic: sanitize(message) };
+  // A child's exit counts until a replacement stays connected; other failures count 60 s.
+  if (exited) patch.exitCriticalAt = at;
+  else if (phase !== 'awaiting_oauth') patch.lastCriticalAt = at;
+  const msg = phase === 'awaiting_oauth' ? 'backend requires OAuth authentication' : 'backend failed';
+  return {
+    patch,
+    effects: [
+      { type: 'log', level: 'error', msg, fields: { backend: state.name, error: lastError } },
+      ctx.supervised ? { type: 'supervise', event: 'exited' } : { type: 'failInflight' },
+      { type: 'changed' },
+    ],
+  };
+}
+
+export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerEvent, ctx: EventContext): Reduction {
+  switch (event.type) {
+    case 'ready':
+      return { patch: {}, effects: [{ type: 'workerReady' }] };
+    case 'connecting':
+      return { patch: { phase: 'connecting', pid: event.pid }, effects: [] };
+    case 'connected':
+      return {
+        patch: {
+          phase: 'connected',
+          firstConnect: false,
+          pid: event.pid,
+          lastConnected: event.at,
+          missedPings: 0,
+          inventory: event.inventory,
+          instructions: event.instructions,
+          protocolVersion: event.protocolVersion,
+        },
+        effects: [
+          { type: 'log', level: 'info', msg: 'backend connected', fields: { backend: state.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.inventory.tools.length } },
+          ...(ctx.supervised ? [{ type: 'supervise', event: 'connected' } as const] : []),
+          { type: 'changed' },
+        ],
+      };
+    case 'inventory':
+      return { patch: { inventory: event.inventory }, effects: [{ type: 'changed' }] };
+    case 'ping': {
+      if (event.ok) return { patch: { missedPings: 0 }, effects: [] };
+      const missed = state.missedPings + 1;
+      return {
+        patch: { missedPings: missed },
+        effects: [{ type: 'log', level: 'warn', msg: 'backend did not answer ping', fields: { backend: state.name, missed, error: redactCredentials(event.error?.message) } }],
+      };
+    }
+    case 'failed': {
+      const reduction = ended(state, event.authRequired ? 'awaiting_oauth' : 'failed', event.error.message, event.at, event.exit !== null, ctx);
+      if (event.exit && !ctx.stopping) reduction.patch.lastExit = event.exit;
+      return reduction;
+    }
+    case 'exited': {
+      const reduction = ended(state, 'exited', event.error?.message ?? 'backend process exited', event.at, true, ctx);
+      if (!ctx.stopping) reduction.patch.lastExit = event.exit;
+      return reduction;
+    }
+    case 'stopped':
+      return { patch: { phase: 'stopped', pid: null }, effects: [{ type: 'changed' }] };
+    case 'progress':
+      return { patch: {}, effects: [{ type: 'progress', callId: event.callId, progress: event.progress }] };
+    case 'backendLog':
+      return { patch: {}, effects: [{ type: 'backendLog', params: event.params }] };
+    case 'callHealth':
+      return {
+        patch: { consecutiveTimeouts: event.consecutiveTimeouts, ...(event.consecutiveTimeouts > 0 ? { lastTimeoutAt: event.at } : {}) },
+        effects: [],
+      };
+    case 'log':
+      return { patch: {}, effects: [{ type: 'log', level: event.level, msg: event.msg, fields: { backend: state.name, ...event.fields } }] };
+    default: {
+      const unknown: never = event;
+      return { patch: {}, effects: [{ type: 'log', level: 'error', msg: 'protocol error: unknown message from a backend worker', fields: { backend: state.name, event: unknown } }] };
+    }
+  }
+}
+
+/** What an operator restart clears: it is a fresh start (decisions §3). */
+export const FRESH_START: Partial<BackendState> = { lastCriticalAt: null, exitCriticalAt: null, consecutiveTimeouts: 0, lastTimeoutAt: null };
