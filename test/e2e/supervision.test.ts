@@ -39,6 +39,7 @@ T.before(async () => {
         chatty: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_STDERR_LINES: '25' } },
         echoing: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_STDERR_LINES: '3', FIXTURE_STDERR_REPEAT: '15' } },
         wrapped: supervised({}, { command: '/bin/sh', args: ['-c', `sleep 1000 & "${node}" "${FIXTURE_SERVER}"`] }),
+        sluggish: { command: node, args: [FIXTURE_SERVER], requestTimeout: 300 },
       },
     },
     args: ['--health-info-level', 'full', '--health-rate-limit', '0'],
@@ -59,8 +60,8 @@ T('e2e supervision :: /health/mcp reports loading done and per-server state', as
   const all = await svc.get('/health/mcp');
   assert.is(all.status, 200);
   assert.is(all.body.status, 'ready');
-  assert.equal(all.body.loading.total, 7);
-  assert.equal(all.body.loading.ready, 7);
+  assert.equal(all.body.loading.total, 8);
+  assert.equal(all.body.loading.ready, 8);
   assert.equal(all.body.backendSupervision.total, 3);
   const one = await svc.get('/health/mcp/phoenix');
   assert.is(one.status, 200);
@@ -136,6 +137,7 @@ T('e2e supervision :: agent mcp status shows live state; restart brings the back
   assert.is(after.attempt, 0, 'an operator restart resets the counter');
   assert.ok(Number.isInteger(after.pid));
   assert.is((await svc.get('/health/ready')).status, 200);
+  assert.is((await svc.get('/health/mcp/phoenix')).status, 200, 'an operator restart is a fresh start: its past exits no longer count');
   await poll(async () => changes > 0, 'list_changed after the restart');
   const tools = (await v1.listTools()).tools.map((t) => t.name);
   assert.ok(tools.includes('phoenix_agent_echo'), 'tools are listed again after a restart');
@@ -152,6 +154,24 @@ T('e2e supervision :: a supervised backend that exits is restarted with a new pi
   }, 'fragile restarted');
   assert.is(after.attempt, 1);
   assert.is(after.lastExit.pid, before.pid);
+  // The exit counts until the replacement has stayed connected 10 s, not 60 s (decisions §3).
+  assert.is((await svc.get('/health/mcp/fragile')).status, 503, 'just restarted: still unhealthy');
+  const recovered = Date.now();
+  await poll(async () => (await svc.get('/health/mcp/fragile')).status === 200, 'fragile healthy again', 15_000);
+  assert.ok(Date.now() - recovered < 12_000, 'healthy again about 10 s after the replacement connected');
+});
+
+T('e2e supervision :: three request timeouts in a row make a backend unhealthy until a call succeeds', async () => {
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
+  const slow = () => client.callTool({ name: 'sluggish_agent_slow', arguments: { steps: 1, delayMs: 1000 } }).then(() => 'completed', (e: Error) => e.message);
+  for (let i = 0; i < 2; i++) assert.match(await slow(), /timed out after 300 ms/);
+  assert.is((await svc.get('/health/mcp/sluggish')).status, 200, 'two timeouts are not yet critical');
+  assert.match(await slow(), /timed out after 300 ms/);
+  await poll(async () => (await svc.get('/health/mcp/sluggish')).status === 503, 'sluggish unhealthy after the third timeout');
+  assert.equal((await client.callTool({ name: 'sluggish_agent_echo', arguments: { text: 'ok' } })).content, [{ type: 'text', text: 'ok' }]);
+  await poll(async () => (await svc.get('/health/mcp/sluggish')).status === 200, 'sluggish healthy after a call succeeded');
+  await client.close();
 });
 
 T('e2e supervision :: a worker thread killed by fault injection is recovered', async () => {
