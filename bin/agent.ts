@@ -57,12 +57,16 @@ prog
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals++;
-      if (signals > 1) process.exit(EXIT_RUNTIME);
-      void service.shutdown(signal).then(() => process.exit(0));
+      // A second signal: no more waiting, but nothing is left behind either.
+      if (signals > 1) {
+        service.kill();
+        process.exit(EXIT_RUNTIME);
+      }
+      void service.shutdown(signal).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    void service.done.then(() => process.exit(0));
+    void service.done.then((code) => process.exit(code));
   });
 
 // Prints a command's result and exits with its code.

@@ -21,6 +21,10 @@ import {
 } from './protocol.ts';
 
 export const SOCKET_FILE_NAME = 'agent.sock';
+/** Open control connections at most; more are closed at once (a CLI uses one, briefly). */
+export const MAX_CONTROL_CONNECTIONS = 64;
+/** At most one log line per this interval about refused connections. */
+const DROP_LOG_INTERVAL_MS = 60_000;
 /** sun_path holds 104 bytes on macOS/BSD (108 on Linux) including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 103;
 
@@ -98,6 +102,8 @@ export type ControlServer = {
 };
 
 type ControlLog = Pick<Logger, 'debug' | 'warn' | 'error'>;
+
+export type ControlServerOptions = { maxConnections?: number; now?: () => number };
 
 /** Runs one request through the handlers; never throws. */
 export async function dispatchControlRequest(handlers: ControlHandlers, request: ControlRequest): Promise<ControlResponse> {
@@ -274,18 +280,32 @@ async function removeStaleSocket(socketFile: string, log: ControlLog | undefined
  * socket file from a crashed service is replaced; a live one makes this throw
  * `ControlSocketInUseError`. The socket's directory is created when missing.
  */
-export async function startControlServer(socketFile: string, handlers: ControlHandlers, log?: ControlLog): Promise<ControlServer> {
+export async function startControlServer(socketFile: string, handlers: ControlHandlers, log?: ControlLog, { maxConnections = MAX_CONTROL_CONNECTIONS, now = Date.now }: ControlServerOptions = {}): Promise<ControlServer> {
   const pipe = isNamedPipe(socketFile);
   const narrowUmask = !pipe && process.platform !== 'win32' && isMainThread;
   if (!pipe) await fs.promises.mkdir(path.dirname(socketFile), { recursive: true, mode: 0o700 });
 
   const connections = new Set<net.Socket>();
-  const create = (): net.Server =>
-    net.createServer({ allowHalfOpen: true }, (socket) => {
+  // Connections over the cap are closed by node (its `drop` event); they are reported, rarely.
+  let dropped = 0;
+  let lastDropLog = -Infinity;
+  const onDrop = (): void => {
+    dropped++;
+    if (now() - lastDropLog < DROP_LOG_INTERVAL_MS) return;
+    lastDropLog = now();
+    log?.warn({ limit: maxConnections, refused: dropped }, `control bus: ${maxConnections} connections are open; refused ${dropped} more`);
+    dropped = 0;
+  };
+  const create = (): net.Server => {
+    const server = net.createServer({ allowHalfOpen: true }, (socket) => {
       connections.add(socket);
       socket.once('close', () => connections.delete(socket));
       serveConnection(socket, handlers, log);
     });
+    server.maxConnections = maxConnections;
+    server.on('drop', onDrop);
+    return server;
+  };
 
   let server = create();
   try {

@@ -14,6 +14,8 @@ import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallErr
 import { type BackendState, newBackendState } from '../shared/backend-state.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
+import { forEachLine } from './worker-output.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 
 export type HandleOptions = {
   log: Logger;
@@ -153,12 +155,12 @@ export class BackendHandle {
       transferList: [channel.port2],
       name: `backend:${this.name}`,
       stdout: true,
-      stderr: false,
+      stderr: true,
       // A small young generation: about 6 MB less resident memory per backend (benchmarks/README.md).
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
-    // stdout may carry the MCP protocol (stdio mode): anything a worker prints goes to stderr instead.
-    worker.stdout.pipe(process.stderr, { end: false });
+    forEachLine(worker.stdout, (line) => this.log.warn({ backend: this.name, stream: 'worker stdout' }, redactCredentials(line)));
+    forEachLine(worker.stderr, (line) => this.log.warn({ backend: this.name, stream: 'worker stderr' }, redactCredentials(line)));
     const api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.worker = worker;
     this.api = api;
@@ -175,7 +177,6 @@ export class BackendHandle {
       if (this.worker === worker) this.onWorkerDeath(`backend worker thread failed: ${error.message}`);
     });
     worker.on('exit', (code) => {
-      worker.stdout.unpipe(process.stderr);
       channel.port1.close();
       if (this.worker === worker && !this.stopping) this.onWorkerDeath(`backend worker thread exited with code ${code}`);
     });
@@ -346,6 +347,11 @@ export class BackendHandle {
       this.progressListeners.delete(call.callId);
       extra.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** SIGKILLs the child's process group now; the worker reports the exit. */
+  kill(): void {
+    killGroup(this.state.pid);
   }
 
   /** Stops the child politely then forcefully, then the worker; resolves when both are gone. */

@@ -6,10 +6,10 @@ import { SERVICE_VERSION } from '../shared/version.ts';
 import { type ReloadFacts, statusView } from './status-view.ts';
 import { toolViews } from './tool-views.ts';
 
-export type ControlDeps = { table: StateTable; registry: BackendRegistry; configFile: string; reload: () => Promise<{ ok: boolean; message: string }>; reloadFacts: () => ReloadFacts };
+export type ControlDeps = { table: StateTable; registry: BackendRegistry; configFile: string; reload: () => Promise<{ ok: boolean; message: string }>; reloadFacts: () => ReloadFacts; address: () => string | null };
 
-export function createControlHandlers({ table, registry, configFile, reload, reloadFacts }: ControlDeps): ControlHandlers {
-  const view = () => statusView(table, Date.now(), { pid: process.pid, version: SERVICE_VERSION, configFile, reload: reloadFacts() });
+export function createControlHandlers({ table, registry, configFile, reload, reloadFacts, address }: ControlDeps): ControlHandlers {
+  const view = () => statusView(table, Date.now(), { pid: process.pid, version: SERVICE_VERSION, configFile, address: address(), reload: reloadFacts() });
   return {
     status(args) {
       const all = view();

@@ -13,6 +13,8 @@ export const DEFAULT_STOP_GRACE_MS = 2_000;
 export class BackendRegistry {
   private readonly handles = new Map<string, BackendHandle>();
   private readonly warned = new Set<string>();
+  /** Handles removed from the map whose stop has not finished: still theirs to kill. */
+  private readonly stopping = new Set<BackendHandle>();
 
   constructor(
     private readonly table: StateTable,
@@ -94,7 +96,7 @@ export class BackendRegistry {
     this.handles.set(name, next);
     this.table.backends.set(name, next.state);
     if (previous) this.options.onChange?.(name);
-    if (previous) await previous.stop();
+    if (previous) await this.retire(previous);
     next.start();
   }
 
@@ -103,14 +105,29 @@ export class BackendRegistry {
     this.handles.delete(name);
     const existed = this.table.backends.delete(name);
     if (existed) this.options.onChange?.(name);
-    await handle?.stop();
+    if (handle) await this.retire(handle);
+  }
+
+  private async retire(handle: BackendHandle): Promise<void> {
+    this.stopping.add(handle);
+    try {
+      await handle.stop();
+    } finally {
+      this.stopping.delete(handle);
+    }
   }
 
   /** Stops every backend in parallel (shutdown). */
   async stopAll(): Promise<void> {
     const handles = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(handles.map((h) => h.stop()));
+    await Promise.all(handles.map((h) => this.retire(h)));
+  }
+
+  /** SIGKILLs every backend's process group now (a failed or too slow shutdown, a second signal). */
+  killAll(): void {
+    for (const handle of this.handles.values()) handle.kill();
+    for (const handle of this.stopping) handle.kill();
   }
 
   handle(name: string): BackendHandle | undefined {

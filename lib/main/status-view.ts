@@ -26,7 +26,7 @@ export type ReloadFacts = {
   rejected: { at: string; reason: string } | null;
 };
 
-export type StatusView = { live: true; pid: number; version: string; configFile: string; reload: ReloadFacts; servers: BackendStatusView[] };
+export type StatusView = { live: true; pid: number; version: string; configFile: string; /** The HTTP address, null without HTTP. */ address: string | null; reload: ReloadFacts; servers: BackendStatusView[] };
 
 export function backendStatusView(b: BackendState, now: number): BackendStatusView {
   const s = b.supervision;
@@ -44,7 +44,7 @@ export function backendStatusView(b: BackendState, now: number): BackendStatusVi
   };
 }
 
-export function statusView(table: StateTable, now: number, facts: { pid: number; version: string; configFile: string; reload: ReloadFacts }): StatusView {
+export function statusView(table: StateTable, now: number, facts: { pid: number; version: string; configFile: string; address: string | null; reload: ReloadFacts }): StatusView {
   const servers = [...table.backends.values()].map((b) => backendStatusView(b, now));
   for (const name of table.disabled) {
     servers.push({ name, status: 'disabled', healthy: false, tags: [], supervision: null, pid: null, lastExit: null, lastError: null, protocolVersion: null, tools: 0 });

@@ -311,6 +311,31 @@ test('control-socket :: a line over 1 MiB closes the connection', async () => {
   }
 });
 
+test('control-socket :: connections over the cap are closed and logged once; the others are served', async () => {
+  const file = path.join(tempDir(), 'agent.sock');
+  const warnings: string[] = [];
+  const log = { debug: () => undefined, error: () => undefined, warn: (_fields: unknown, msg: string) => void warnings.push(msg) } as never;
+  const server = await startControlServer(file, handlers, log, { maxConnections: 4 });
+  const held: net.Socket[] = [];
+  try {
+    for (let i = 0; i < 4; i++) {
+      const socket = net.createConnection(file);
+      await new Promise((r) => socket.once('connect', r));
+      held.push(socket);
+    }
+    // Over the cap: the server closes these at once.
+    const extra = await Promise.all([1, 2, 3].map(() => rawExchange(file, '{"id":1,"op":"status","args":{}}\n', 1)));
+    assert.ok(extra.every((r) => r.closed && r.responses.length === 0), JSON.stringify(extra));
+    assert.equal(warnings, ['control bus: 4 connections are open; refused 1 more'], 'one log line, not one per connection');
+    held.pop()!.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is((await callControl(file, 'status', {})).ok, true, 'a freed place is usable again');
+  } finally {
+    for (const socket of held) socket.destroy();
+    await server.close();
+  }
+});
+
 test('control-socket :: the socket file has mode 0600 and close removes it', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'sub', 'agent.sock');

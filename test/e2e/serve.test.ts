@@ -121,6 +121,25 @@ Full('e2e serve :: an invalid entry and a crash during initialize: 50% healthy i
   assert.ok(logged, 'the invalid entry is logged');
 });
 
+Full('e2e serve :: a second HTTP service on the same configuration refuses to start; a stdio one runs beside it', async () => {
+  const before = descendants(svc.child.pid!).length;
+  const second = await runCli(['serve', '--port', '0', '--config', svc.configFile]);
+  assert.is(second.code, 1, second.stderr);
+  assert.match(second.stderr, new RegExp(`another agent service is already running on ${svc.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid ${svc.child.pid}, http://127\\.0\\.0\\.1:${svc.port}\\)`));
+  assert.not.match(second.stderr, /backend connected/, 'it started no backend');
+  assert.is(descendants(svc.child.pid!).length, before, 'the running service is untouched');
+  assert.is((await svc.get('/health/live')).status, 200);
+
+  const { spawn } = await import('node:child_process');
+  const stdio = spawn(process.execPath, ['--import', 'tsx', 'bin/agent.ts', 'serve', '--transport', 'stdio', '--no-http', '--config', svc.configFile], { stdio: ['pipe', 'ignore', 'pipe'] });
+  let err = '';
+  stdio.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  await svc.waitFor(async () => /stdio mode: the control bus is not started/.test(err), 'the stdio service starting beside it');
+  stdio.stdin.end();
+  const code = await new Promise((r) => stdio.once('exit', r));
+  assert.is(code, 0);
+});
+
 Full('e2e serve :: SIGTERM stops every child and grandchild', async () => {
   const tree = descendants(svc.child.pid!);
   assert.ok(tree.length >= 5, `expected backend processes, found ${tree.length}`);
@@ -214,6 +233,25 @@ Minimal('e2e serve :: over quota: 429 with Retry-After, shared by all health rou
 });
 
 Minimal.run();
+
+// ---------------------------------------------------------------------------------------------
+const Many = suite('e2e serve (12 backends)');
+
+Many('e2e serve :: with more than 10 backends stderr carries only JSON log lines (no MaxListenersExceededWarning)', async () => {
+  const mcpServers = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`b${i}`, fixture()]));
+  const many = await startService({ config: { mcpServers }, args: ['--health-rate-limit', '0'] });
+  try {
+    await many.waitFor(async () => (await many.get('/health')).body.status === 'healthy', 'all 12 healthy', 30_000);
+    await new Promise((r) => setTimeout(r, 200));
+    const raw = many.logs.filter((l) => l.raw);
+    assert.equal(raw, [], 'every stderr line is a JSON log line');
+    assert.not.ok(many.logs.some((l) => /MaxListenersExceeded/.test(JSON.stringify(l))), 'no listener leak warning');
+  } finally {
+    await many.stop();
+  }
+});
+
+Many.run();
 
 // ---------------------------------------------------------------------------------------------
 const Cli = suite('e2e serve (command line)');
