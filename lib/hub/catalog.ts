@@ -72,15 +72,19 @@ export class Catalog {
     return view;
   }
 
-  /** One signature per list kind of the unfiltered view, to tell which lists really changed. */
+  /**
+   * One signature per list kind of the unfiltered view, to tell which lists really changed.
+   * Tags decide what filtered sessions see, so a list's signature includes the tags of the
+   * backends that contribute to it, and of no other: a backend without prompts that connects
+   * or changes its tags does not change the prompt list.
+   */
   signatures(): Record<ListKind, string> {
     const v = this.view(null);
-    // Tags decide what filtered sessions see, so a tag change counts as a change of every list.
-    const tags = JSON.stringify(this.visibleBackends(null).map((b) => [b.name, b.tags]));
+    const tagsOf = (has: (b: BackendState) => boolean) => JSON.stringify(this.visibleBackends(null).filter(has).map((b) => [b.name, b.tags]));
     return {
-      tools: JSON.stringify([v.tools, tags]),
-      prompts: JSON.stringify([v.prompts, tags]),
-      resources: JSON.stringify([v.resources, v.resourceTemplates, tags]),
+      tools: JSON.stringify([v.tools, tagsOf((b) => b.inventory!.tools.length > 0)]),
+      prompts: JSON.stringify([v.prompts, tagsOf((b) => b.inventory!.prompts.length > 0)]),
+      resources: JSON.stringify([v.resources, v.resourceTemplates, tagsOf((b) => b.inventory!.resources.length + b.inventory!.resourceTemplates.length > 0)]),
     };
   }
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
 import { FIXTURE_SERVER, poll, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
@@ -56,6 +56,8 @@ const R = suite('e2e config reload');
 R.before(async () => {
   svc = await startService({ config: { mcpServers: servers }, args: ['--health-rate-limit', '0'] });
   envFile = path.join(svc.dir, '.env');
+  // .env must appear after the first load, or that load may read it half written.
+  await svc.waitForLog((l) => l.msg === 'configuration loaded' && l.reason === 'startup');
   fs.writeFileSync(envFile, 'ALPHA=a1\nBETA=b1\nDELTA=d1\nAGENT_HEALTH_INFO_LEVEL=full\n');
   // The service started before .env existed: alpha and beta were invalid (undefined variables).
   await svc.waitFor(async () => Object.values(await pids()).every((p) => p !== null) && true, 'all four running after .env appeared');
@@ -135,8 +137,9 @@ R('e2e config reload :: a metadata-only edit keeps the process and notifies clie
   assert.match(refused, /Tool plain_agent_add is disabled by mcpServers\.plain\.disabledTools; enable it with `agent mcp tools enable plain add`/);
 });
 
-R('e2e config reload :: a malformed mcp.json keeps the last good configuration, reported with line and column', async () => {
+R('e2e config reload :: a malformed mcp.json keeps the last good configuration, reported with line and column; valid again is logged', async () => {
   const before = await pids();
+  const good = fs.readFileSync(svc.configFile, 'utf8');
   fs.writeFileSync(svc.configFile, '{ "mcpServers": { "alpha": ');
   const line = await svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('configuration rejected') && l.file === svc.configFile);
   assert.is(line.line, 1);
@@ -144,6 +147,11 @@ R('e2e config reload :: a malformed mcp.json keeps the last good configuration, 
   const health = await svc.get('/health');
   assert.is(health.body.configuration.loaded, true);
   assert.equal(await pids(), before);
+  writeConfig(svc.configFile, good);
+  const valid = await svc.waitForLog((l) => l.msg === 'configuration is valid again');
+  assert.is(valid.file, svc.configFile);
+  assert.is(typeof valid.rejectedSince, 'string');
+  assert.equal(await pids(), before, 'the same content again restarts nothing');
 });
 
 R('e2e config reload :: a Kubernetes-style symlink swap is picked up', async () => {
@@ -175,6 +183,20 @@ R('e2e config reload :: agent mcp reload forces a reload; status --verbose shows
   assert.match(verbose.stdout, /Live status of the service/);
   assert.match(verbose.stdout, /Effective configuration/);
   assert.match(verbose.stdout, /\n {3}command: /);
+});
+
+R('e2e config reload :: a backend with tools only connecting sends tools/list_changed, not prompts or resources', async () => {
+  let prompts = 0;
+  let resources = 0;
+  client.setNotificationHandler(PromptListChangedNotificationSchema, async () => void prompts++);
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => void resources++);
+  const seen = changes;
+  const current = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
+  writeConfig(svc.configFile, { mcpServers: { ...current.mcpServers, toolsonly: { command: node, args: [path.join(path.dirname(FIXTURE_SERVER), 'backends/ignores-stdin-eof.mjs')] } } });
+  await poll(async () => changes > seen, 'tools/list_changed for the new backend');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is(prompts, 0, 'no prompts/list_changed');
+  assert.is(resources, 0, 'no resources/list_changed');
 });
 
 R.run();

@@ -74,4 +74,21 @@ test('catalog :: signatures change with lists and with tags, not otherwise', () 
   assert.is.not(after.tools, before.tools);
 });
 
+test('catalog :: a backend connecting with tools only changes the tool signature only', () => {
+  const { t, add } = table();
+  add('a', ['x'], ['one']);
+  const catalog = new Catalog(t, silent);
+  const before = catalog.signatures();
+  const tools = add('tools-only', ['t'], ['two']);
+  tools.inventory = { ...tools.inventory!, resources: [], prompts: [] };
+  catalog.invalidate();
+  const after = catalog.signatures();
+  assert.is.not(after.tools, before.tools);
+  assert.is(after.prompts, before.prompts, 'no prompts/list_changed for a backend without prompts');
+  assert.is(after.resources, before.resources, 'no resources/list_changed for a backend without resources');
+  tools.tags = ['retagged'];
+  catalog.invalidate();
+  assert.is(catalog.signatures().prompts, before.prompts, 'its tags do not touch the prompt list either');
+});
+
 test.run();
