@@ -35,6 +35,7 @@ prog
   .option('--http', 'Listen for HTTP; --no-http (with --transport stdio) serves no HTTP at all', true)
   .option('--lazy-tools', 'Expose tool_list, tool_schema and tool_invoke instead of every backend tool (AGENT_LAZY_TOOLS)')
   .option('--allowed-origins', 'Comma-separated browser origins admitted besides the service\'s own, or * (AGENT_ALLOWED_ORIGINS)')
+  .option('--initial-wait', 'At start, how long MCP requests wait for every backend\'s first connection attempt, ms (AGENT_INITIAL_WAIT)', 10000)
   .option('--allowed-hosts', 'Comma-separated Host names admitted besides the loopback names, or * (AGENT_ALLOWED_HOSTS)')
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.

@@ -29,6 +29,8 @@ export type ServeOptions = {
   allowedOrigins: string[];
   /** Host header values admitted besides the loopback names of a loopback listener; `*` = any. */
   allowedHosts: string[];
+  /** At start, how long requests wait for every backend's first connection attempt, ms (0 = not at all). */
+  initialWait: number;
 };
 
 type Raw = Record<string, unknown>;
@@ -123,6 +125,7 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     lazyTools: flags['lazy-tools'] === true || /^(1|true|yes)$/i.test(env.AGENT_LAZY_TOOLS ?? ''),
     allowedOrigins: origins(pick(flags, env, 'allowed-origins', 'AGENT_ALLOWED_ORIGINS')),
     allowedHosts: hosts(pick(flags, env, 'allowed-hosts', 'AGENT_ALLOWED_HOSTS')),
+    initialWait: integer(pick(flags, env, 'initial-wait', 'AGENT_INITIAL_WAIT'), 10_000, 0, 600_000),
   };
   if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;

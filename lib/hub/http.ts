@@ -10,7 +10,7 @@ import type { Catalog } from './catalog.ts';
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
-import type { Router } from './router.ts';
+import type { InitialLoadGate, Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
 
@@ -20,13 +20,16 @@ const REAP_INTERVAL_MS = 60_000;
 
 type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number };
 
-export type McpEndpointsOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; lazyTools?: boolean; now?: () => number };
+export type McpEndpointsOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; lazyTools?: boolean; now?: () => number; initialLoad?: InitialLoadGate };
+
+// 2026-07-28 requests name their method in a header: discovery and lists wait for the initial load.
+const waitsForInitialLoad = (method: string | null) => method !== null && (method === 'server/discover' || method.endsWith('/list'));
 
 function jsonRpcError(status: number, message: string, code = -32000): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools = false, now = Date.now }: McpEndpointsOptions) {
+export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad }: McpEndpointsOptions) {
   const streamable = new Map<string, Session>();
   const sse = new Map<string, Session & { transport: LegacySseServerTransport }>();
   const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter, lazyTools });
@@ -46,6 +49,8 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
       return (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request);
     }
     if (request.method !== 'POST') return jsonRpcError(400, 'Bad Request: an Mcp-Session-Id header is required');
+    // A new session's initialize answers with the backends' capabilities and instructions.
+    await initialLoad?.settled();
     const server = serverFor(filter);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -70,7 +75,9 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
     }
     // Only 2025 sessions carry a session id: skip the body sniffing for them.
     const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request));
-    return isLegacy ? legacy(request, filter) : modern.fetch(request);
+    if (isLegacy) return legacy(request, filter);
+    if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
+    return modern.fetch(request);
   };
   const mcp = toNodeHandler({ fetch: fetchMcp }, { onerror: (error) => log.warn({ err: error.message }, 'MCP HTTP request failed') });
 
@@ -84,6 +91,7 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
       res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'invalid_tag_filter', message: error.message }));
       return;
     }
+    await initialLoad?.settled();
     const transport = new LegacySseServerTransport('/messages', res, initial);
     const server = serverFor(filter);
     sse.set(transport.sessionId, { server, transport, lastActivity: now() });

@@ -1,23 +1,48 @@
 // Routes client requests to the owning backend's worker, turning every failure into an MCP
-// error that names what went wrong. The main thread never calls a backend itself.
+// error that names what went wrong, and client-facing names into the backend's and back.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
-import { qualify } from '../shared/names.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendHandle } from '../main/backend-handle.ts';
 import type { BackendMethod, CallOutcome, ProgressParams } from '../shared/messages.ts';
 import type { BackendState } from '../shared/backend-state.ts';
-import { serverStatus } from '../shared/status.ts';
+import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
+import { sanitize } from '../shared/sanitize.ts';
+import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
 
 export type RouteExtra = {
   signal?: AbortSignal;
   onProgress?: (progress: ProgressParams) => void;
-  /** Receives the backend's logging messages while the request runs. */
-  onBackendLog?: (params: Record<string, unknown>) => void;
+  /**
+   * Where the backend's logging messages may go while the request runs: the client session
+   * that made it (2025 clients). Omitted for clients that take no log messages.
+   */
+  logSink?: { session: object; deliver: (params: Record<string, unknown>) => void };
+};
+
+/** What the router needs of one backend: its worker, reached by request. */
+export interface BackendLink {
+  /** Never rejects: failures come back as `{ok: false, error}`. */
+  request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void }): Promise<CallOutcome>;
+}
+
+/** The start-up wait (issue 12): requests for a backend on its first connect wait for the initial load. */
+export interface InitialLoadGate {
+  /** Resolves when every enabled backend's first attempt ended, or the initial wait is over. */
+  settled(): Promise<void>;
+  isSettled(): boolean;
+}
+
+export type RouterOptions = {
+  catalog: Catalog;
+  links: (name: string) => BackendLink | undefined;
+  /** A backend log message no single session can be given: the service log takes it. */
+  logUnrouted: (backend: string, params: Record<string, unknown>) => void;
+  initialLoad?: InitialLoadGate;
 };
 
 type Kind = 'tool' | 'prompt' | 'resource';
+type Target = { backend: BackendState; name: string; link: BackendLink };
 
 // Reserved `io.modelcontextprotocol/*` _meta keys describe the backend's own envelope (its
 // serverInfo, protocol version): they are not ours to pass on to the client.
@@ -30,17 +55,21 @@ function withoutEnvelope(result: Record<string, unknown>): Record<string, unknow
 }
 
 export class Router {
-  // Sessions with a request in flight per backend: where the backend's log messages go.
-  private readonly logListeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
+  // Per backend, the sessions with calls in flight there (and how many): a backend's log
+  // message goes to a session only when it is the only one (one user's activity must not
+  // reach another).
+  private readonly inflight = new Map<string, Map<object, { calls: number; deliver: (params: Record<string, unknown>) => void }>>();
 
-  constructor(
-    private readonly catalog: Catalog,
-    private readonly handles: (name: string) => BackendHandle | undefined,
-  ) {}
+  constructor(private readonly options: RouterOptions) {}
 
-  /** Delivers a backend's logging message to the sessions waiting on that backend. */
+  /** A backend's logging message: to the one session using that backend, else to the service log. */
   backendLog(backend: string, params: Record<string, unknown>): void {
-    for (const listener of this.logListeners.get(backend) ?? []) listener(params);
+    const sessions = this.inflight.get(backend);
+    if (sessions?.size === 1) {
+      for (const { deliver } of sessions.values()) deliver(params);
+      return;
+    }
+    this.options.logUnrouted(backend, params);
   }
 
   private unknown(kind: Kind, name: string): ProtocolError {
@@ -55,8 +84,19 @@ export class Router {
     });
   }
 
-  private target(kind: Kind, qualified: string, filter: BackendFilter): { backend: BackendState; name: string; handle: BackendHandle } {
-    const found = this.catalog.resolve(qualified, filter);
+  // During the initial load, a backend still on its first connect is waited for.
+  private async resolve(qualified: string, filter: BackendFilter): Promise<ReturnType<Catalog['resolve']>> {
+    const found = this.options.catalog.resolve(qualified, filter);
+    const gate = this.options.initialLoad;
+    if ('error' in found && found.error === 'unavailable' && gate && !gate.isSettled() && firstConnectInProgress(found.backend)) {
+      await gate.settled();
+      return this.options.catalog.resolve(qualified, filter);
+    }
+    return found;
+  }
+
+  private async target(kind: Kind, qualified: string, filter: BackendFilter): Promise<Target> {
+    const found = await this.resolve(qualified, filter);
     if ('error' in found) {
       if (found.error === 'unavailable') throw this.unavailable(found.backend);
       throw this.unknown(kind, qualified);
@@ -76,50 +116,57 @@ export class Router {
         { tool: qualified, disabled: true },
       );
     }
-    const handle = this.handles(found.backend.name);
-    if (!handle) throw this.unavailable(found.backend);
-    return { ...found, handle };
+    const link = this.options.links(found.backend.name);
+    if (!link) throw this.unavailable(found.backend);
+    return { ...found, link };
   }
 
-  private async send(target: { backend: BackendState; handle: BackendHandle }, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
+  private track(backend: string, sink: NonNullable<RouteExtra['logSink']>): () => void {
+    let sessions = this.inflight.get(backend);
+    if (!sessions) this.inflight.set(backend, (sessions = new Map()));
+    const entry = sessions.get(sink.session) ?? { calls: 0, deliver: sink.deliver };
+    entry.calls++;
+    sessions.set(sink.session, entry);
+    return () => {
+      if (--entry.calls > 0) return;
+      sessions.delete(sink.session);
+      if (sessions.size === 0) this.inflight.delete(backend);
+    };
+  }
+
+  private async send(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
     const name = target.backend.name;
-    let listeners = this.logListeners.get(name);
-    if (extra.onBackendLog) {
-      if (!listeners) this.logListeners.set(name, (listeners = new Set()));
-      listeners.add(extra.onBackendLog);
-    }
+    const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
     let outcome: CallOutcome;
     try {
-      outcome = await target.handle.request(method, params, { ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onProgress ? { onProgress: extra.onProgress } : {}) });
+      outcome = await target.link.request(method, params, { ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onProgress ? { onProgress: extra.onProgress } : {}) });
     } finally {
-      if (extra.onBackendLog) listeners?.delete(extra.onBackendLog);
+      untrack();
     }
     if (outcome.ok) return withoutEnvelope(outcome.result);
-    throw new ProtocolError(outcome.error.code, outcome.error.message, outcome.error.data ?? { backend: name, reason: outcome.error.kind });
+    // What a backend or a worker says leaves over the network: sanitized in full (decisions §4).
+    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), outcome.error.data ?? { backend: name, reason: outcome.error.kind });
   }
 
   async callTool(qualified: string, args: Record<string, unknown> | undefined, filter: BackendFilter, extra: RouteExtra) {
-    const target = this.target('tool', qualified, filter);
-    return this.send(target, 'tools/call', { name: target.name, ...(args ? { arguments: args } : {}) }, extra);
+    const target = await this.target('tool', qualified, filter);
+    return qualifyToolResult(target.backend.name, await this.send(target, 'tools/call', { name: target.name, ...(args ? { arguments: args } : {}) }, extra));
   }
 
   async getPrompt(qualified: string, args: Record<string, string> | undefined, filter: BackendFilter, extra: RouteExtra) {
-    const target = this.target('prompt', qualified, filter);
-    return this.send(target, 'prompts/get', { name: target.name, ...(args ? { arguments: args } : {}) }, extra);
+    const target = await this.target('prompt', qualified, filter);
+    return qualifyPromptResult(target.backend.name, await this.send(target, 'prompts/get', { name: target.name, ...(args ? { arguments: args } : {}) }, extra));
   }
 
   async readResource(qualifiedUri: string, filter: BackendFilter, extra: RouteExtra) {
-    const target = this.target('resource', qualifiedUri, filter);
-    const result = await this.send(target, 'resources/read', { uri: target.name }, extra);
-    // Contents name the backend's URIs; clients know them by their qualified form.
-    const contents = Array.isArray(result.contents) ? result.contents.map((c: { uri?: string }) => (typeof c.uri === 'string' ? { ...c, uri: qualify(target.backend.name, c.uri) } : c)) : result.contents;
-    return { ...result, contents };
+    const target = await this.target('resource', qualifiedUri, filter);
+    return qualifyReadResult(target.backend.name, await this.send(target, 'resources/read', { uri: target.name }, extra));
   }
 
   async complete(ref: { type: string; name?: string; uri?: string }, params: Record<string, unknown>, filter: BackendFilter, extra: RouteExtra) {
     const isPrompt = ref.type === 'ref/prompt';
     const qualified = (isPrompt ? ref.name : ref.uri) ?? '';
-    const target = this.target(isPrompt ? 'prompt' : 'resource', qualified, filter);
+    const target = await this.target(isPrompt ? 'prompt' : 'resource', qualified, filter);
     const backendRef = isPrompt ? { ...ref, name: target.name } : { ...ref, uri: target.name };
     return this.send(target, 'completion/complete', { ...params, ref: backendRef }, extra);
   }

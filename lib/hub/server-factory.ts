@@ -17,7 +17,9 @@ const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications
 // Progress, cancellation and backend logs of one client request, wired to the backend call.
 // `settled` waits for the notifications already handed to the SDK: a client drops progress
 // that arrives after the response, so the response must not overtake them.
-function routeExtra(ctx: ServerContext, backendLogger: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
+// `session` is the client's Server (one per 2025 session or stdio connection): backend log
+// messages can reach it. 2026-07-28 requests have no logging.
+function routeExtra(ctx: ServerContext, session: Server | null): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const extra: RouteExtra = { signal: ctx.mcpReq.signal };
   const pending: Promise<unknown>[] = [];
@@ -25,18 +27,20 @@ function routeExtra(ctx: ServerContext, backendLogger: boolean): { extra: RouteE
     extra.onProgress = (progress: ProgressParams) =>
       void pending.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined));
   }
-  if (backendLogger) {
-    extra.onBackendLog = (params) => {
+  if (session && ctx.mcpReq.envelope === undefined) {
+    const deliver = (params: Record<string, unknown>) => {
       const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
+      // mcpReq.log applies the level the session chose with logging/setLevel.
       pending.push(ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined));
     };
+    extra.logSink = { session, deliver };
   }
   return { extra, settled: () => Promise.all(pending) };
 }
 
 // Runs a routed call and answers only after its notifications went out.
-async function routed<T>(ctx: ServerContext, backendLogger: boolean, call: (extra: RouteExtra) => Promise<T>): Promise<T> {
-  const { extra, settled } = routeExtra(ctx, backendLogger);
+async function routed<T>(ctx: ServerContext, session: Server | null, call: (extra: RouteExtra) => Promise<T>): Promise<T> {
+  const { extra, settled } = routeExtra(ctx, session);
   try {
     return await call(extra);
   } finally {
@@ -74,7 +78,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-    const result = await routed(ctx, true, (extra) => router.callTool(name, args, filter, extra));
+    const result = await routed(ctx, server, (extra) => router.callTool(name, args, filter, extra));
     const tool = view().tools.find((t) => t.name === name);
     return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
   };
@@ -95,7 +99,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('prompts/get', async (req, ctx) => {
-    return (await routed(ctx, true, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
+    return (await routed(ctx, server, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
   });
   server.setRequestHandler('resources/list', (req) => {
     const { page, nextCursor } = paginate(view().resources, req.params?.cursor);
@@ -106,13 +110,13 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('resources/read', async (req, ctx) => {
-    return (await routed(ctx, true, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
+    return (await routed(ctx, server, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
   });
   server.setRequestHandler('completion/complete', async (req, ctx) => {
     const { ref, ...rest } = req.params;
     const plain = ref as { type: string; name?: string; uri?: string };
     if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
-    return (await routed(ctx, false, (extra) => router.complete(plain, rest, filter, extra))) as never;
+    return (await routed(ctx, null, (extra) => router.complete(plain, rest, filter, extra))) as never;
   });
   return server;
 }

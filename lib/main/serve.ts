@@ -18,6 +18,7 @@ import { Catalog } from '../hub/catalog.ts';
 import { createMcpEndpoints } from '../hub/http.ts';
 import { ChangeNotifier } from '../hub/notifier.ts';
 import { Router } from '../hub/router.ts';
+import { InitialLoad } from '../hub/initial-load.ts';
 import { serveOverStdio } from '../hub/stdio.ts';
 import { createRestHandlers } from '../hub/rest.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
@@ -80,10 +81,24 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     stopGraceMs: DEFAULT_STOP_GRACE_MS,
     maxMessageBytes: 16 * 1024 * 1024,
     stateDir: null,
-    onChange: () => notifier.changed(),
+    onChange: () => {
+      notifier.changed();
+      initialLoad.update();
+    },
     onBackendLog: (name, params) => router?.backendLog(name, params),
   });
-  router = new Router(catalog, (name) => registry.handle(name));
+  let configAttempted = false;
+  const initialLoad = new InitialLoad({
+    waitMs: options.initialWait,
+    backends: () => (configAttempted ? table.backends.values() : null),
+    onDeadline: (still) => log.warn({ initialWaitMs: options.initialWait, stillConnecting: still }, 'initial wait over: clients are answered with the backends connected so far'),
+  });
+  router = new Router({
+    catalog,
+    links: (name) => registry.handle(name),
+    initialLoad,
+    logUnrouted: (backend, params) => log.info({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
+  });
 
   // Loads are serialized: a change during a load is applied after it, never concurrently.
   let loading: Promise<unknown> = Promise.resolve();
@@ -111,7 +126,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 
   const tokens = new TokenEstimator();
-  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log, lazyTools: options.lazyTools }) : null;
+  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log, lazyTools: options.lazyTools, initialLoad }) : null;
   let server: http.Server | null = null;
   let port: number | null = null;
   let guard: OriginGuard | null = null;
@@ -199,10 +214,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   };
   const watcher = options.reload ? watchConfig(location.file, () => void reload('file changed')) : null;
   await reload('startup');
+  configAttempted = true;
+  initialLoad.update();
 
   let finished: (code: 0 | 1) => void = () => undefined;
   const done = new Promise<0 | 1>((resolve) => (finished = resolve));
-  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, lazyTools: options.lazyTools, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
+  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, lazyTools: options.lazyTools, initialLoad, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
 
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
   let stopping: Promise<0 | 1> | null = null;

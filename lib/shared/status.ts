@@ -66,3 +66,13 @@ export function isReady(configuration: ConfigurationSummary, backends: Iterable<
   }
   return true;
 }
+
+/**
+ * True while a backend's first connection attempt is under way: the worker is loading or the
+ * backend is connecting, no attempt has ended yet, and supervision (if any) has not seen an
+ * outcome either (a supervised backend that is restarting is not on its first connect, even if
+ * its first attempt never succeeded).
+ */
+export function firstConnectInProgress(b: Pick<BackendState, 'phase' | 'firstConnect' | 'supervision'>): boolean {
+  return b.firstConnect && (b.phase === 'queued' || b.phase === 'starting' || b.phase === 'connecting') && (b.supervision === null || b.supervision.state === 'starting');
+}

@@ -19,6 +19,7 @@ const DEFAULTS: ServeOptions = {
   lazyTools: false,
   allowedOrigins: [],
   allowedHosts: [],
+  initialWait: 10_000,
 };
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +146,12 @@ test('serve-options :: a bad origin or host is a usage error naming it', () => {
   usageError({ 'allowed-origins': 'http://localhost:6274/app' }, {}, 'Expected --allowed-origins to be a comma-separated list of origins such as http://localhost:6274 (scheme, host and port only) or *, got "http://localhost:6274/app"');
   usageError({}, { AGENT_ALLOWED_ORIGINS: 'localhost:6274' }, 'Expected AGENT_ALLOWED_ORIGINS to be a comma-separated list of origins such as http://localhost:6274 (scheme, host and port only) or *, got "localhost:6274"');
   usageError({ 'allowed-hosts': 'a b' }, {}, 'Expected --allowed-hosts to be a comma-separated list of host names or host:port entries or *, got "a b"');
+});
+
+test('serve-options :: --initial-wait and AGENT_INITIAL_WAIT', () => {
+  run({ 'initial-wait': 0 }, {}, { initialWait: 0 });
+  run({}, { AGENT_INITIAL_WAIT: '2500' }, { initialWait: 2500 });
+  usageError({ 'initial-wait': '1s' }, {}, 'Expected --initial-wait to be a whole number from 0 to 600000, got "1s"');
 });
 
 test.run();

@@ -3,7 +3,9 @@
 import type { BackendState } from '../../shared/backend-state.ts';
 import type { StateTable } from '../state-table.ts';
 import type { HealthLevel } from './levels.ts';
-import { isHealthy, isReady, type OverallStatus, overallStatus, type ServerStatus, serverStatus } from '../../shared/status.ts';
+import { firstConnectInProgress, isHealthy, isReady, type OverallStatus, overallStatus, type ServerStatus, serverStatus } from '../../shared/status.ts';
+
+export { firstConnectInProgress };
 
 export type ProcessFacts = {
   uptimeSeconds: number;
@@ -128,16 +130,6 @@ export function buildLivenessReport(now: number) {
 export type McpServerState = ServerStatus | 'connecting' | 'restarting' | 'crashLoop' | 'stopped' | 'disabled';
 
 type StateFacts = Pick<BackendState, 'phase' | 'firstConnect' | 'supervision'>;
-
-/**
- * True while a backend's first connection attempt is under way: the worker is loading or the
- * backend is connecting, no attempt has ended yet, and supervision (if any) has not seen an
- * outcome either (a supervised backend that is restarting is not on its first connect, even if
- * its first attempt never succeeded).
- */
-export function firstConnectInProgress(b: StateFacts): boolean {
-  return b.firstConnect && (b.phase === 'queued' || b.phase === 'starting' || b.phase === 'connecting') && (b.supervision === null || b.supervision.state === 'starting');
-}
 
 export function mcpServerState(b: StateFacts): McpServerState {
   const supervised = b.supervision?.state;

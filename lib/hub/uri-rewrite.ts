@@ -1,0 +1,41 @@
+// Resource URIs inside results name the backend's own resources; clients know them only in the
+// client-facing form `<server>_agent_<uri>`, and read them back through the service. Rewrites
+// `resource_link` blocks and embedded resources in tool results and prompt messages. Pure.
+import { qualify } from '../shared/names.ts';
+
+type Block = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Block => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// One content block: a link carries `uri`, an embedded resource carries `resource.uri`.
+function qualifyBlock(server: string, block: unknown): unknown {
+  if (!isObject(block)) return block;
+  if (block.type === 'resource_link' && typeof block.uri === 'string') return { ...block, uri: qualify(server, block.uri) };
+  if (block.type === 'resource' && isObject(block.resource) && typeof block.resource.uri === 'string') {
+    return { ...block, resource: { ...block.resource, uri: qualify(server, block.resource.uri) } };
+  }
+  return block;
+}
+
+/** A tools/call result with the URIs of its content blocks in client-facing form. */
+export function qualifyToolResult(server: string, result: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(result.content)) return result;
+  return { ...result, content: result.content.map((block) => qualifyBlock(server, block)) };
+}
+
+/** A prompts/get result with the URIs in its messages in client-facing form. */
+export function qualifyPromptResult(server: string, result: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(result.messages)) return result;
+  const messages = result.messages.map((m) => {
+    if (!isObject(m)) return m;
+    const content = Array.isArray(m.content) ? m.content.map((b) => qualifyBlock(server, b)) : qualifyBlock(server, m.content);
+    return { ...m, content };
+  });
+  return { ...result, messages };
+}
+
+/** A resources/read result: each content's URI in client-facing form. */
+export function qualifyReadResult(server: string, result: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(result.contents)) return result;
+  return { ...result, contents: result.contents.map((c) => (isObject(c) && typeof c.uri === 'string' ? { ...c, uri: qualify(server, c.uri) } : c)) };
+}
