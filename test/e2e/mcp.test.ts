@@ -159,6 +159,73 @@ E('e2e mcp :: a backend log message during a call reaches the client that made t
   await client.close();
 });
 
+E('e2e mcp :: resource URIs inside results are client-facing and can be read back (server-everything)', async () => {
+  for (const mode of ['auto', 'legacy'] as const) {
+    const { client, connect } = v2(new URL(`${svc.base}/mcp`), mode);
+    await connect();
+    const links = await client.callTool({ name: 'everything_agent_get-resource-links', arguments: { count: 2 } });
+    const linked = (links.content as { type: string; uri?: string }[]).filter((b) => b.type === 'resource_link');
+    assert.is(linked.length, 2, mode);
+    for (const link of linked) {
+      assert.ok(link.uri!.startsWith('everything_agent_demo://'), `${mode}: ${link.uri}`);
+      const read = await client.readResource({ uri: link.uri! });
+      assert.is(read.contents[0]!.uri, link.uri, `${mode}: read back under the same URI`);
+    }
+    const reference = await client.callTool({ name: 'everything_agent_get-resource-reference', arguments: { resourceType: 'Text', resourceId: 2 } });
+    const embedded = (reference.content as { type: string; resource?: { uri: string } }[]).find((b) => b.type === 'resource');
+    assert.ok(embedded?.resource?.uri.startsWith('everything_agent_demo://'), `${mode}: ${JSON.stringify(embedded)}`);
+    const prompt = await client.getPrompt({ name: 'everything_agent_resource-prompt', arguments: { resourceType: 'Text', resourceId: '3' } });
+    const inPrompt = prompt.messages.map((m) => m.content as { type: string; resource?: { uri: string } }).find((c) => c.type === 'resource');
+    assert.ok(inPrompt?.resource?.uri.startsWith('everything_agent_demo://'), `${mode}: ${JSON.stringify(inPrompt)}`);
+    assert.is((await client.readResource({ uri: inPrompt!.resource!.uri })).contents[0]!.uri, inPrompt!.resource!.uri);
+    await client.close();
+  }
+});
+
+E('e2e mcp :: a backend log message goes to its one session only; with two sessions in flight, to the service log', async () => {
+  const connectV1 = async (name: string) => {
+    const client = new V1Client({ name, version: '1.0.0' });
+    const received: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void received.push(n.params));
+    await client.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+    return { client, received };
+  };
+  const a = await connectV1('user-a');
+  const b = await connectV1('user-b');
+  // a keeps a call in flight on the backend while b's call logs: the message is neither's.
+  const busy = a.client.callTool({ name: 'modern-legacy_agent_slow', arguments: { steps: 10, delayMs: 100 } });
+  await new Promise((r) => setTimeout(r, 200));
+  const seen = svc.logs.length;
+  assert.equal((await b.client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'private to b' } })).content, [{ type: 'text', text: 'logged' }]);
+  await busy;
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(a.received, [], 'another user never sees it');
+  assert.equal(b.received, [], 'not sent while another session had calls in flight there');
+  const logged = svc.logs.slice(seen).find((l) => l.msg === 'backend log message' && l.backend === 'modern-legacy');
+  assert.equal(logged?.data, { said: 'private to b' }, 'the service log has it');
+  // Alone on the backend, at or above the level the session chose.
+  await b.client.setLoggingLevel('error');
+  await b.client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'below the level' } });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(b.received, [], 'info is below the error level b chose');
+  await b.client.setLoggingLevel('debug');
+  await b.client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'alone' } });
+  await poll(async () => b.received.length === 1, 'the message for b');
+  assert.equal(b.received[0], { level: 'info', logger: 'fixture', data: { said: 'alone' } });
+  assert.equal(a.received, []);
+  await a.client.close();
+  await b.client.close();
+});
+
+E('e2e mcp :: a backend error message reaches the client sanitized', async () => {
+  const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
+  await connect();
+  const message = await client.readResource({ uri: 'fixture_agent_fixture://fail' }).then(() => 'no error', (e: Error) => e.message);
+  assert.match(message, /cannot read \[PATH\] with token=\[REDACTED\] from 10\.1\.2\.0/);
+  assert.not.match(message, /secret\.pem|abc123/);
+  await client.close();
+});
+
 E('e2e mcp :: errors name the unknown tool, the disconnected backend and the timeout', async () => {
   const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
   await connect();
