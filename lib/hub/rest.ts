@@ -7,6 +7,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import type { StateTable } from '../main/state-table.ts';
 import { isHealthy, serverStatus } from '../shared/status.ts';
 import type { TokenEstimator } from './token-estimator.ts';
+import { sanitize } from '../shared/sanitize.ts';
 
 type Req = IncomingMessage & { query?: Record<string, string | string[] | undefined>; params?: Record<string, string> };
 
@@ -39,7 +40,7 @@ export function createRestHandlers({ table, tokens }: { table: StateTable; token
   }
 
   const guard = (handler: (req: Req, res: ServerResponse) => Promise<void> | void) => (req: Req, res: ServerResponse) => {
-    Promise.resolve(handler(req, res)).catch((error: Error) => send(res, 500, { error: 'internal', message: error.message }));
+    Promise.resolve(handler(req, res)).catch((error: Error) => send(res, 500, { error: 'internal', message: sanitize(error) }));
   };
 
   return {

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { redactCredentials } from './sanitize.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -28,9 +29,38 @@ function prettyStderr(): Writable {
 // All logs go to stderr: stdout carries the protocol in stdio mode (decisions §1). The main
 // thread writes asynchronously (`sync: false`) so a slow stderr reader never stalls the probe
 // path; call flushLogger() before exiting. Workers write synchronously: a terminated worker loses nothing.
-export function createLogger(level: LogLevel, format: LogFormat, { sync = true }: { sync?: boolean } = {}): Logger {
-  const destination = format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync });
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.epochTime }, destination);
+/** Longest string field or message written to the log (a captured stderr line is at most 8 KiB). */
+const MAX_LOGGED_TEXT = 16 * 1024;
+
+// No credential reaches the log, whoever logs (decisions §4): every string field and the
+// message lose their credentials; paths and addresses stay for the operator.
+const redactFields = (fields: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === 'string') out[key] = redactCredentials(value, MAX_LOGGED_TEXT);
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[key] = redactFields(value as Record<string, unknown>);
+    else out[key] = value;
+  }
+  return out;
+};
+
+export function createLogger(level: LogLevel, format: LogFormat, { sync = true, destination: to }: { sync?: boolean; destination?: pino.DestinationStream } = {}): Logger {
+  const destination = to ?? (format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync }));
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.epochTime,
+      formatters: { log: redactFields },
+      hooks: {
+        logMethod(args, method) {
+          const redacted = args.map((arg) => (typeof arg === 'string' ? redactCredentials(arg, MAX_LOGGED_TEXT) : arg)) as Parameters<typeof method>;
+          method.apply(this, redacted);
+        },
+      },
+    },
+    destination,
+  );
 }
 
 /** Writes out what an asynchronous logger still buffers. */
