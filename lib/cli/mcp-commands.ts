@@ -8,7 +8,7 @@ import { socketPath } from '../control/server.ts';
 import { formatProblem } from '../config/errors.ts';
 import { loadConfig } from '../config/load.ts';
 import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
-import { sanitize } from '../shared/sanitize.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 import type { StatusView } from '../main/status-view.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
 
@@ -37,10 +37,11 @@ export type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: st
 export async function ask(location: ConfigLocation, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
   try {
     const response = await callControl(socketPath(location.dir), op, args, { timeoutMs: op === 'status' ? 5_000 : 30_000 });
-    return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: sanitize(response.error.message) };
+    // The operator's channel (decisions §4): credentials go, paths and URLs stay.
+    return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: redactCredentials(response.error.message) };
   } catch (error) {
     if (error instanceof NoServiceError) return { kind: 'none' };
-    return { kind: 'error', code: 'internal', message: sanitize(error) };
+    return { kind: 'error', code: 'internal', message: redactCredentials(error) };
   }
 }
 
@@ -80,7 +81,7 @@ function liveText(view: StatusView): string {
     const exit = s.lastExit ? `${s.lastExit.signal ?? `code ${s.lastExit.code}`} at ${s.lastExit.at}` : '-';
     rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
   }
-  const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${s.lastError}`);
+  const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${redactCredentials(s.lastError)}`);
   return `Live status of the service (pid ${view.pid}, version ${view.version}, ${view.configFile})\n${table(rows)}${errors.length ? `Last errors:\n${errors.join('\n')}\n` : ''}`;
 }
 
