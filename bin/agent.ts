@@ -77,7 +77,7 @@ prog
   .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
   .option('--json', 'Machine-readable output')
   .option('--verbose', 'Also show each server\'s effective merged configuration (* = from serverDefaults)')
-  .option('--show-secrets', 'With --verbose: show env and header values instead of ****')
+  .option('--show-secrets', 'With --verbose: show real values instead of $VAR references as written and ****')
   .action(async (server: string | undefined, flags: Record<string, unknown>) => finish(await statusCommand(server, flags as StatusFlags)));
 
 prog
