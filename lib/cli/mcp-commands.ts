@@ -53,6 +53,9 @@ const noService = (location: ConfigLocation, what: string): CommandResult => ({
 
 export const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
 
+/** A usage error (exit 2); `help` is the command line that shows the usage, e.g. `agent mcp restart --help`. */
+export const usage = (message: string, help: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`${help}\` for usage.\n` });
+
 export async function restartCommand(server: string, flags: LocationFlags): Promise<CommandResult> {
   const location = locate(flags);
   const answer = await ask(location, 'restart', { server });

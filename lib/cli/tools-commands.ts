@@ -10,48 +10,9 @@ import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, failure, type LocationFlags, locate, table } from './mcp-commands.ts';
+import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, type LocationFlags, locate, table, usage } from './mcp-commands.ts';
 
 export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };
-
-const TOOLS_SUBCOMMANDS: Record<string, string[]> = { list: ['server'], disable: ['server', 'tool'], enable: ['server', 'tool'] };
-const VALUE_FLAGS = new Set(['--config', '--config-dir']);
-
-/**
- * The usage problem of an `agent mcp tools ...` command line (arguments after the script), or
- * null when it is not one or has the right number of arguments. Checked before sade parses,
- * so that a missing argument is a usage error (exit 2) with a message naming it.
- */
-export function toolsUsageProblem(args: readonly string[]): string | null {
-  const positionals: string[] = [];
-  let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (arg === '-h' || arg === '--help') help = true;
-    if (arg.startsWith('-') && arg !== '-') {
-      if (VALUE_FLAGS.has(arg)) i++;
-      continue;
-    }
-    positionals.push(arg);
-  }
-  if (positionals[0] !== 'mcp' || positionals[1] !== 'tools' || help) return null;
-  const sub = positionals[2];
-  const usage = 'agent mcp tools list <server> | disable <server> <tool> | enable <server> <tool>';
-  if (sub === undefined) return `\`agent mcp tools\` needs a subcommand: ${usage}`;
-  const wanted = TOOLS_SUBCOMMANDS[sub];
-  if (!wanted) return `Unknown subcommand \`agent mcp tools ${sub}\`; expected ${usage}`;
-  const given = positionals.slice(3);
-  const synopsis = `agent mcp tools ${sub} ${wanted.map((w) => `<${w}>`).join(' ')}`;
-  if (given.length < wanted.length) return `Missing ${wanted.slice(given.length).map((w) => `<${w}>`).join(' and ')}: ${synopsis}`;
-  if (given.length > wanted.length) return `Too many arguments (${given.slice(wanted.length).map((a) => JSON.stringify(a)).join(' ')}): ${synopsis}`;
-  return null;
-}
-
-const usage = (sub: string, message: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`agent mcp tools ${sub} --help\` for usage.\n` });
 
 /** One line, at most `max` characters. */
 function oneLine(text: string | null, max = 100): string {
@@ -147,8 +108,7 @@ async function liveList(location: ConfigLocation, result: ToolsResult, flags: To
 }
 
 /** `agent mcp tools list <server> [--disabled] [--json]`. */
-export async function toolsListCommand(server: string | undefined, flags: ToolsListFlags): Promise<CommandResult> {
-  if (typeof server !== 'string' || !server.trim()) return usage('list', '`agent mcp tools list <server>` needs a server name');
+export async function toolsListCommand(server: string, flags: ToolsListFlags): Promise<CommandResult> {
   const location = locate(flags);
   const answer: Answer = await ask(location, 'tools', { server });
   if (answer.kind === 'ok') return liveList(location, answer.result as ToolsResult, flags);
@@ -190,16 +150,14 @@ function changeText(outcome: ToolEditOutcome, action: ToolAction, file: string):
 }
 
 /** `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a running service. */
-export async function toolsEditCommand(action: ToolAction, server: string | undefined, tool: string | undefined, flags: LocationFlags): Promise<CommandResult> {
-  if (typeof server !== 'string' || !server.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a server name`);
-  if (typeof tool !== 'string' || !tool.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a non-empty tool name`);
+export async function toolsEditCommand(action: ToolAction, server: string, tool: string, flags: LocationFlags): Promise<CommandResult> {
   const location = locate(flags);
   let outcome: ToolEditOutcome;
   try {
     outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
-    if (error.code === 'bad_tool_name') return usage(action, `${error.message}: agent mcp tools ${action} <server> <tool>`);
+    if (error.code === 'bad_tool_name') return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);
     return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${error.message}\n` };
   }
   let out = changeText(outcome, action, location.file);
