@@ -1,6 +1,6 @@
 // `agent mcp status|restart|reload`: talk to the running service over the control bus (decisions
 // §8). Each returns the text to print and the exit code; bin/agent.ts only prints it. `ask`,
-// `failure` and `table` are shared with tools-commands.ts.
+// `failure` and `usage` are shared with tools-commands.ts.
 import os from 'node:os';
 import { callControl, NoServiceError } from '../control/client.ts';
 import type { ControlOp } from '../control/protocol.ts';
@@ -11,6 +11,8 @@ import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 import type { StatusView } from '../main/status-view.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
+import { liveText, operatorView } from './status-text.ts';
+import { table } from './table.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -72,22 +74,6 @@ export async function reloadCommand(flags: LocationFlags): Promise<CommandResult
   return { code: EXIT_OK, stdout: `${(answer.result as { message: string }).message}\n`, stderr: '' };
 }
 
-export function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
-}
-
-function liveText(view: StatusView): string {
-  const rows = [['NAME', 'STATUS', 'SUPERVISION', 'ATTEMPT', 'NEXT RETRY', 'LAST EXIT', 'PID']];
-  for (const s of view.servers) {
-    const sup = s.supervision;
-    const exit = s.lastExit ? `${s.lastExit.signal ?? `code ${s.lastExit.code}`} at ${s.lastExit.at}` : '-';
-    rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
-  }
-  const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${redactCredentials(s.lastError)}`);
-  return `Live status of the service (pid ${view.pid}, version ${view.version}, ${view.configFile})\n${table(rows)}${errors.length ? `Last errors:\n${errors.join('\n')}\n` : ''}`;
-}
-
 // With no service running: what the configuration file says, clearly labelled as such.
 async function configuredView(location: ConfigLocation, server: string | undefined, json: boolean): Promise<CommandResult> {
   const outcome = await loadConfig(location, process.env);
@@ -135,6 +121,6 @@ export async function statusCommand(server: string | undefined, flags: StatusFla
   const answer = await ask(location, 'status', server === undefined ? {} : { server });
   if (answer.kind === 'none') return withEffective(await configuredView(location, server, flags.json === true), location, server, flags);
   if (answer.kind === 'error') return failure(answer);
-  const view = answer.result as StatusView;
+  const view = operatorView(answer.result as StatusView);
   return withEffective({ code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' }, location, server, flags);
 }

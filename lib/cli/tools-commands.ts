@@ -10,7 +10,8 @@ import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, type LocationFlags, locate, table, usage } from './mcp-commands.ts';
+import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, type LocationFlags, locate, usage } from './mcp-commands.ts';
+import { table } from './table.ts';
 
 export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };
 

@@ -4,7 +4,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_SERVER, runCli, type Service, startService, tempDir } from '../helpers/service.ts';
+import { callControl } from '../../lib/control/client.ts';
+import { socketPath } from '../../lib/control/server.ts';
+import type { StatusView } from '../../lib/main/status-view.ts';
+import { FIXTURE_SERVER, poll, runCli, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const workDir = tempDir('agent-secret-workdir-');
 const SECRETS = { API_TOKEN: 'tok-e2e-123', WORK_DIR: workDir, API_KEY: 'key-e2e-789', PASS: 'pw-e2e-000' };
@@ -108,5 +111,29 @@ for (const view of ['live', 'configured'] as const) {
     checkJson(json.stdout, REVEALED);
   });
 }
+
+// Last: it breaks the service's configuration file.
+S('e2e status cli :: a rejected reload shows in the text: when, why, and which configuration is served', async () => {
+  const reloadFacts = async () => {
+    const answer = await callControl(socketPath(svc.dir), 'status', {});
+    return answer.ok ? (answer.result as StatusView).reload : undefined;
+  };
+  const loadedAt = (await poll(reloadFacts, 'the first load')).loadedAt;
+  assert.ok(loadedAt);
+  writeConfig(svc.configFile, '{\n  "mcpServers": {\n    "a": { "command": "node", }\n  }\n}\n');
+  const rejected = (await poll(async () => (await reloadFacts())?.rejected ?? undefined, 'the rejected reload')).at;
+  const result = await runCli(['mcp', 'status', '--config', svc.configFile]);
+  assert.is(result.code, 0, result.stderr);
+  assert.is(
+    result.stdout.split('\n')[1],
+    `Configuration: the last reload was rejected at ${rejected}: ${svc.configFile}:3:31: expected valid JSON (PropertyNameExpected), found "}"; serving the configuration loaded at ${loadedAt}`,
+  );
+  const json = JSON.parse((await runCli(['mcp', 'status', '--json', '--config', svc.configFile])).stdout) as StatusView;
+  assert.equal(json.reload, { loadedAt, rejected: { at: rejected, reason: `${svc.configFile}:3:31: expected valid JSON (PropertyNameExpected), found "}"` } });
+
+  writeConfig(svc.configFile, config);
+  await poll(async () => (await reloadFacts())?.rejected === null, 'the configuration valid again');
+  assert.not.match((await runCli(['mcp', 'status', '--config', svc.configFile])).stdout, /Configuration:/);
+});
 
 S.run();
