@@ -5,7 +5,7 @@ import { readMcpCommandLine } from '../lib/cli/command-line.ts';
 import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand, usage } from '../lib/cli/mcp-commands.ts';
 import { commandName, MCP_COMMANDS, synopsis } from '../lib/cli/mcp-grammar.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
-import { type ToolsListFlags, toolsEditCommand, toolsListCommand } from '../lib/cli/tools-commands.ts';
+import { type ToolsEditFlags, type ToolsListFlags, toolsEditCommand, toolsListCommand } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/main/serve.ts';
 import { SERVICE_VERSION } from '../lib/shared/version.ts';
 
@@ -79,7 +79,7 @@ const MCP_ACTIONS: Record<string, (args: (string | undefined)[], flags: Record<s
   'mcp restart': ([server], flags) => restartCommand(server!, flags as LocationFlags),
   'mcp reload': (_, flags) => reloadCommand(flags as LocationFlags),
   'mcp tools list': ([server], flags) => toolsListCommand(server!, flags as ToolsListFlags),
-  'mcp tools disable': ([server, tool], flags) => toolsEditCommand('disable', server!, tool!, flags as LocationFlags),
+  'mcp tools disable': ([server, tool], flags) => toolsEditCommand('disable', server!, tool!, flags as ToolsEditFlags),
   'mcp tools enable': ([server, tool], flags) => toolsEditCommand('enable', server!, tool!, flags as LocationFlags),
 };
 for (const command of MCP_COMMANDS) {

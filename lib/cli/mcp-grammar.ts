@@ -47,8 +47,11 @@ export const MCP_COMMANDS: McpCommand[] = [
   {
     words: ['mcp', 'tools', 'disable'],
     args: [SERVER, { name: 'tool' }],
-    flags: LOCATION,
-    describe: "Add a tool to the server's disabledTools in mcp.json (logical or <server>_agent_<tool> name). A running service applies it without restarting the backend.",
+    flags: [...LOCATION, { name: 'force', describe: 'Record a tool the connected backend does not have (now) anyway' }],
+    describe:
+      "Add a tool to the server's disabledTools in mcp.json (logical or <server>_agent_<tool> name). " +
+      'With the service running and the backend connected, a tool it does not have is refused (closest names listed) unless --force. ' +
+      'A running service applies the change without restarting the backend.',
   },
   {
     words: ['mcp', 'tools', 'enable'],

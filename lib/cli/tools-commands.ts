@@ -5,13 +5,14 @@
 import fs from 'node:fs/promises';
 import { qualify } from '../shared/names.ts';
 import type { ToolsResult, ToolView } from '../control/protocol.ts';
-import { ConfigEditError, editToolState, findToolRules, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
+import { ConfigEditError, editToolState, findToolRules, logicalToolName, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
 import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
 import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, type LocationFlags, locate, usage } from './mcp-commands.ts';
 import { table } from './table.ts';
+import { checkNote, checkToolName, type ToolCheck, unknownToolMessage } from './tool-check.ts';
 
 export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };
 
@@ -150,11 +151,24 @@ function changeText(outcome: ToolEditOutcome, action: ToolAction, file: string):
   return `${lines.join('\n')}\n`;
 }
 
-/** `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a running service. */
-export async function toolsEditCommand(action: ToolAction, server: string, tool: string, flags: LocationFlags): Promise<CommandResult> {
+export type ToolsEditFlags = LocationFlags & { force?: boolean };
+
+/**
+ * `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a
+ * running service. Disabling a tool the connected backend does not have is refused without --force.
+ */
+export async function toolsEditCommand(action: ToolAction, server: string, tool: string, flags: ToolsEditFlags): Promise<CommandResult> {
   const location = locate(flags);
+  const service = await runningService(location);
+  const serves = service !== null && (await sameFile(service.configFile, location.file));
+  let check: ToolCheck = { kind: 'known' };
   let outcome: ToolEditOutcome;
   try {
+    if (action === 'disable') {
+      const logical = logicalToolName(server, tool);
+      check = await checkToolName(location, service, serves, server, logical);
+      if (check.kind === 'unknown' && !flags.force) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${unknownToolMessage(server, logical, check)}\n` };
+    }
     outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
@@ -163,11 +177,11 @@ export async function toolsEditCommand(action: ToolAction, server: string, tool:
   }
   let out = changeText(outcome, action, location.file);
   if (!outcome.changed) return { code: EXIT_OK, stdout: out, stderr: '' };
-  const service = await runningService(location);
+  out += checkNote(server, outcome.tool, check);
   const qualified = qualify(server, outcome.tool);
   if (!service) {
     out += `No service is running for ${location.dir}: the change applies when \`agent serve\` starts.\n`;
-  } else if (!(await sameFile(service.configFile, location.file))) {
+  } else if (!serves) {
     out += `Note: the service running for ${location.dir} (pid ${service.pid}) uses ${service.configFile}, not this file; it does not see this change.\n`;
   } else if (outcome.rules.section === 'mcpTemplates') {
     out += `Templates are not served by this version: the rule is stored on mcpTemplates.${server} for its instances.\n`;
