@@ -11,7 +11,7 @@ import { resolveConfigLocation } from '../config/paths.ts';
 import { watchConfig } from './config-watch.ts';
 import { currentProcessFacts } from './health/process-facts.ts';
 import { createHealthRateLimiter } from './health/rate-limit.ts';
-import { sanitize } from '../shared/sanitize.ts';
+import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { createApp } from './app.ts';
 import { createLogger, flushLogger } from '../shared/logger.ts';
 import { Catalog } from '../hub/catalog.ts';
@@ -23,6 +23,7 @@ import { createRestHandlers } from '../hub/rest.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { TokenEstimator } from '../hub/token-estimator.ts';
 import { type ControlServer, socketPath, startControlServer } from '../control/server.ts';
+import { type Announcement, announceService } from '../control/discovery.ts';
 import { createControlHandlers } from './control-handlers.ts';
 import type { ReloadFacts } from './status-view.ts';
 
@@ -147,6 +148,17 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   } catch (error) {
     log.error({ error: sanitize(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
   }
+  // Lets `agent mcp ...` without --config find this service (lib/control/discovery.ts).
+  let announcement: Announcement | null = null;
+  if (control) {
+    const address = port === null ? null : `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date().toISOString() }).catch(
+      (error: unknown) => {
+        log.warn({ error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
+        return null;
+      },
+    );
+  }
 
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finished = resolve));
@@ -160,6 +172,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     server?.close();
     await mcpHttp?.close();
     await stdio?.close();
+    await announcement?.remove().catch(() => undefined);
     await control?.close();
     server?.closeAllConnections();
     notifier.close();
