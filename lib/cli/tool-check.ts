@@ -2,10 +2,9 @@
 // service's live inventory (control op `tools`) when it serves this file and the backend is
 // connected; otherwise the name cannot be checked and is recorded as given.
 import type { ToolsResult } from '../control/protocol.ts';
-import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
 import { closestNames } from './closest.ts';
-import { ask } from './mcp-commands.ts';
+import { ask, type Target } from './target.ts';
 
 export type ToolCheck =
   | { kind: 'known' }
@@ -13,10 +12,10 @@ export type ToolCheck =
   | { kind: 'unchecked'; why: string };
 
 /** `service` is the service answering for this configuration directory; `serves` whether it uses this file. */
-export async function checkToolName(location: ConfigLocation, service: StatusView | null, serves: boolean, server: string, logical: string): Promise<ToolCheck> {
+export async function checkToolName(target: Target, service: StatusView | null, serves: boolean, server: string, logical: string): Promise<ToolCheck> {
   if (!service) return { kind: 'unchecked', why: 'no service is running' };
   if (!serves) return { kind: 'unchecked', why: `the running service uses ${service.configFile}` };
-  const answer = await ask(location, 'tools', { server });
+  const answer = await ask(target, 'tools', { server });
   if (answer.kind === 'none') return { kind: 'unchecked', why: 'no service is running' };
   if (answer.kind === 'error') return { kind: 'unchecked', why: answer.message };
   const result = answer.result as ToolsResult;

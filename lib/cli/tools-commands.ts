@@ -10,7 +10,8 @@ import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, type LocationFlags, locate, usage } from './mcp-commands.ts';
+import { type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, noted, usage } from './mcp-commands.ts';
+import { type Answer, ask, findTarget, type LocationFlags, type Target } from './target.ts';
 import { table } from './table.ts';
 import { checkNote, checkToolName, type ToolCheck, unknownToolMessage } from './tool-check.ts';
 
@@ -111,8 +112,13 @@ async function liveList(location: ConfigLocation, result: ToolsResult, flags: To
 
 /** `agent mcp tools list <server> [--disabled] [--json]`. */
 export async function toolsListCommand(server: string, flags: ToolsListFlags): Promise<CommandResult> {
-  const location = locate(flags);
-  const answer: Answer = await ask(location, 'tools', { server });
+  const target = await findTarget(flags);
+  return noted(target, await list(target, server, flags));
+}
+
+async function list(target: Target, server: string, flags: ToolsListFlags): Promise<CommandResult> {
+  const { location } = target;
+  const answer: Answer = await ask(target, 'tools', { server });
   if (answer.kind === 'ok') return liveList(location, answer.result as ToolsResult, flags);
   if (answer.kind === 'none') return configuredList(location, server, flags, 'Service not running.');
   // The service runs but has no live backend of that name: disabled, a template (not served),
@@ -122,8 +128,8 @@ export async function toolsListCommand(server: string, flags: ToolsListFlags): P
   return failure(answer);
 }
 
-async function runningService(location: ConfigLocation): Promise<StatusView | null> {
-  const answer = await ask(location, 'status', {});
+async function runningService(target: Target): Promise<StatusView | null> {
+  const answer = await ask(target, 'status', {});
   return answer.kind === 'ok' ? (answer.result as StatusView) : null;
 }
 
@@ -158,16 +164,21 @@ export type ToolsEditFlags = LocationFlags & { force?: boolean };
  * running service. Disabling a tool the connected backend does not have is refused without --force.
  */
 export async function toolsEditCommand(action: ToolAction, server: string, tool: string, flags: ToolsEditFlags): Promise<CommandResult> {
-  const location = locate(flags);
-  const service = await runningService(location);
+  const target = await findTarget(flags);
+  return noted(target, await edit(target, action, server, tool, flags.force === true));
+}
+
+async function edit(target: Target, action: ToolAction, server: string, tool: string, force: boolean): Promise<CommandResult> {
+  const { location } = target;
+  const service = await runningService(target);
   const serves = service !== null && (await sameFile(service.configFile, location.file));
   let check: ToolCheck = { kind: 'known' };
   let outcome: ToolEditOutcome;
   try {
     if (action === 'disable') {
       const logical = logicalToolName(server, tool);
-      check = await checkToolName(location, service, serves, server, logical);
-      if (check.kind === 'unknown' && !flags.force) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${unknownToolMessage(server, logical, check)}\n` };
+      check = await checkToolName(target, service, serves, server, logical);
+      if (check.kind === 'unknown' && !force) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${unknownToolMessage(server, logical, check)}\n` };
     }
     outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
   } catch (error) {
