@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The `agent` command line: parses, calls lib/, prints, and sets the exit code.
 import sade from 'sade';
-import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand } from '../lib/cli/mcp-commands.ts';
+import { readMcpCommandLine } from '../lib/cli/command-line.ts';
+import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand, usage } from '../lib/cli/mcp-commands.ts';
+import { commandName, MCP_COMMANDS, synopsis } from '../lib/cli/mcp-grammar.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
-import { type ToolsListFlags, toolsEditCommand, toolsListCommand, toolsUsageProblem } from '../lib/cli/tools-commands.ts';
+import { type ToolsEditFlags, type ToolsListFlags, toolsEditCommand, toolsListCommand } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/main/serve.ts';
 import { SERVICE_VERSION } from '../lib/shared/version.ts';
 
@@ -77,57 +79,33 @@ function finish(result: CommandResult): never {
   process.exit(result.code);
 }
 
-prog
-  .command('mcp status [server]')
-  .describe('Live state of each backend from the running service; the configured view when none runs.')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .option('--json', 'Machine-readable output')
-  .option('--verbose', 'Also show each server\'s effective merged configuration (* = from serverDefaults)')
-  .option('--show-secrets', 'With --verbose: show env and header values instead of ****')
-  .action(async (server: string | undefined, flags: Record<string, unknown>) => finish(await statusCommand(server, flags as StatusFlags)));
+// `agent mcp ...`: registered from the command table (lib/cli/mcp-grammar.ts); sade passes the
+// positional arguments, then the flags.
+const MCP_ACTIONS: Record<string, (args: (string | undefined)[], flags: Record<string, unknown>) => Promise<CommandResult>> = {
+  'mcp status': ([server], flags) => statusCommand(server, flags as StatusFlags),
+  'mcp restart': ([server], flags) => restartCommand(server!, flags as LocationFlags),
+  'mcp reload': (_, flags) => reloadCommand(flags as LocationFlags),
+  'mcp tools list': ([server], flags) => toolsListCommand(server!, flags as ToolsListFlags),
+  'mcp tools disable': ([server, tool], flags) => toolsEditCommand('disable', server!, tool!, flags as ToolsEditFlags),
+  'mcp tools enable': ([server, tool], flags) => toolsEditCommand('enable', server!, tool!, flags as LocationFlags),
+};
+for (const command of MCP_COMMANDS) {
+  const run = MCP_ACTIONS[commandName(command)]!;
+  prog.command(synopsis(command)).describe(command.describe);
+  for (const flag of command.flags) prog.option(`--${flag.name}`, flag.describe);
+  prog.action(async (...params: unknown[]) => {
+    const flags = params.pop() as Record<string, unknown>;
+    // mri may hand over a numeric-looking argument as a number.
+    finish(await run(params.map((p) => (p === undefined ? undefined : String(p))), flags));
+  });
+}
 
-prog
-  .command('mcp restart <server>')
-  .describe('Restart a backend of the running service at once (also from crash loop).')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .action(async (server: string, flags: Record<string, unknown>) => finish(await restartCommand(server, flags as LocationFlags)));
+// sade has no command groups and is lenient with arguments: `agent mcp ...` lines are checked first.
+const mcpLine = readMcpCommandLine(process.argv.slice(2));
+if (mcpLine?.kind === 'help') finish({ code: 0, stdout: mcpLine.text, stderr: '' });
+if (mcpLine?.kind === 'usage') finish(usage(mcpLine.message, mcpLine.help));
 
-prog
-  .command('mcp reload')
-  .describe('Make the running service reload its configuration now.')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .action(async (flags: Record<string, unknown>) => finish(await reloadCommand(flags as LocationFlags)));
-
-prog
-  .command('mcp tools list <server>')
-  .describe('Tools of a server: the live inventory (enabled/disabled, effective descriptions) from the running service; the configured rules when none runs.')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .option('--disabled', 'Only disabled tools')
-  .option('--json', 'Machine-readable output')
-  .action(async (server: string, flags: Record<string, unknown>) => finish(await toolsListCommand(server, flags as ToolsListFlags)));
-
-prog
-  .command('mcp tools disable <server> <tool>')
-  .describe('Add a tool to the server\'s disabledTools in mcp.json (logical or <server>_agent_<tool> name); a running service applies it without restarting the backend.')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .action(async (server: string, tool: string, flags: Record<string, unknown>) => finish(await toolsEditCommand('disable', server, tool, flags as LocationFlags)));
-
-prog
-  .command('mcp tools enable <server> <tool>')
-  .describe('Remove a tool from the server\'s disabledTools in mcp.json (both its logical and qualified names); a running service applies it without restarting the backend.')
-  .option('--config', 'Configuration file (AGENT_CONFIG)')
-  .option('--config-dir', 'Configuration directory (AGENT_CONFIG_DIR)')
-  .action(async (server: string, tool: string, flags: Record<string, unknown>) => finish(await toolsEditCommand('enable', server, tool, flags as LocationFlags)));
-
-// sade answers a missing argument with exit 1; for `agent mcp tools ...` it is a usage error (2).
-const toolsProblem = toolsUsageProblem(process.argv.slice(2));
-if (toolsProblem) usageError(toolsProblem);
-
-prog.parse(process.argv, {
+prog.parse(mcpLine ? [...process.argv.slice(0, 2), ...mcpLine.argv] : process.argv, {
+  ...(mcpLine ? { boolean: mcpLine.boolean, string: mcpLine.string } : {}),
   unknown: (flag: string) => usageError(`Unknown option ${flag}`),
 });

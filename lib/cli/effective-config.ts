@@ -1,14 +1,18 @@
 // `agent mcp status --verbose`: each server's effective merged configuration, which keys came
-// from serverDefaults, and secrets masked unless --show-secrets. Pure.
+// from serverDefaults, and secrets hidden unless --show-secrets: a string filled in by `$VAR`
+// substitution is shown as written (its reference), URLs lose their userinfo and secret-looking
+// parameter values, env and header values are masked. Pure.
+import { referencedNames } from '../config/env.ts';
 import type { ServerSlot } from '../config/types.ts';
+import { MASK, maskUrls } from './mask-secrets.ts';
 
-export const MASK = '****';
+export { MASK };
 
 export type EffectiveEntry = {
   name: string;
   disabled: boolean;
   valid: boolean;
-  /** The effective configuration (secrets masked); null for an invalid entry. */
+  /** The effective configuration (secrets hidden unless asked for); null for an invalid entry. */
   effective: Record<string, unknown> | null;
   /** Keys whose value came from serverDefaults. */
   fromDefaults: string[];
@@ -17,14 +21,28 @@ export type EffectiveEntry = {
 
 const maskValues = (record: Record<string, string>, show: boolean) => (show ? record : Object.fromEntries(Object.keys(record).map((k) => [k, MASK])));
 
+// A substituted value is shown as its reference; a string of unknown origin is not shown at all.
+function shown(value: string, raw: string | undefined, show: boolean): string {
+  if (show) return value;
+  if (raw === undefined) return MASK;
+  return maskUrls(referencedNames(raw).length ? raw : value);
+}
+
 export function effectiveEntry(slot: ServerSlot, showSecrets: boolean, formatProblem: (p: NonNullable<ServerSlot['problems']>[number]) => string): EffectiveEntry {
   const base = { name: slot.name, disabled: slot.disabled, fromDefaults: slot.inherited ?? [], problems: (slot.problems ?? []).map(formatProblem) };
   if (!slot.spec) return { ...base, valid: false, effective: null };
   const spec = slot.spec;
+  const raw = slot.raw ?? {};
   const effective: Record<string, unknown> =
     spec.type === 'stdio'
-      ? { ...spec, env: maskValues(spec.env, showSecrets) }
-      : { ...spec, url: showSecrets ? spec.url : spec.url.replace(/\/\/[^/@\s]*@/, `//${MASK}@`), headers: maskValues(spec.headers, showSecrets) };
+      ? {
+          ...spec,
+          command: shown(spec.command, raw.command, showSecrets),
+          args: spec.args.map((arg, i) => shown(arg, raw.args?.[i], showSecrets)),
+          cwd: spec.cwd === undefined ? undefined : shown(spec.cwd, raw.cwd, showSecrets),
+          env: maskValues(spec.env, showSecrets),
+        }
+      : { ...spec, url: shown(spec.url, raw.url, showSecrets), headers: maskValues(spec.headers, showSecrets) };
   return { ...base, valid: true, effective };
 }
 
@@ -34,7 +52,7 @@ function render(value: unknown): string {
 }
 
 export function effectiveText(entries: EffectiveEntry[]): string {
-  const out: string[] = ['Effective configuration (* = from serverDefaults; secrets masked unless --show-secrets)'];
+  const out: string[] = ['Effective configuration (* = from serverDefaults; without --show-secrets: $VAR values shown as written, env and header values and URL credentials masked)'];
   for (const e of entries) {
     out.push(`${e.name}${e.disabled ? ' (disabled)' : ''}${e.valid ? '' : ' (invalid: not started)'}`);
     for (const problem of e.problems) out.push(`  ! ${problem}`);

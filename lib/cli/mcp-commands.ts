@@ -1,16 +1,14 @@
 // `agent mcp status|restart|reload`: talk to the running service over the control bus (decisions
-// §8). Each returns the text to print and the exit code; bin/agent.ts only prints it. `ask`,
-// `failure` and `table` are shared with tools-commands.ts.
-import os from 'node:os';
-import { callControl, NoServiceError } from '../control/client.ts';
-import type { ControlOp } from '../control/protocol.ts';
-import { socketPath } from '../control/server.ts';
+// §8). Each returns the text to print and the exit code; bin/agent.ts only prints it. `noted`,
+// `failure` and `usage` are shared with tools-commands.ts.
 import { formatProblem } from '../config/errors.ts';
 import { loadConfig } from '../config/load.ts';
-import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
-import { sanitize } from '../shared/sanitize.ts';
+import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
+import { liveText, operatorView } from './status-text.ts';
+import { table } from './table.ts';
+import { ask, findTarget, type LocationFlags, type Target } from './target.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_RUNTIME = 1;
@@ -18,70 +16,36 @@ export const EXIT_USAGE = 2;
 export const EXIT_NO_SERVICE = 3;
 
 export type CommandResult = { code: number; stdout: string; stderr: string };
-export type LocationFlags = { config?: string | undefined; 'config-dir'?: string | undefined };
+export type { LocationFlags };
 
-export function locate(flags: LocationFlags, env: Record<string, string | undefined> = process.env): ConfigLocation {
-  return resolveConfigLocation({
-    config: flags.config || env.AGENT_CONFIG || undefined,
-    configDir: flags['config-dir'] || env.AGENT_CONFIG_DIR || undefined,
-    platform: process.platform,
-    homedir: os.homedir(),
-    env,
-    cwd: process.cwd(),
-  });
-}
+/** The target's note (how the service was found) goes first on stderr. */
+export const noted = (target: Target, result: CommandResult): CommandResult => (target.note ? { ...result, stderr: target.note + result.stderr } : result);
 
-export type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: string; message: string } | { kind: 'none' };
-
-/** One control-bus request; `none` when no service listens for this configuration directory. */
-export async function ask(location: ConfigLocation, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
-  try {
-    const response = await callControl(socketPath(location.dir), op, args, { timeoutMs: op === 'status' ? 5_000 : 30_000 });
-    return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: sanitize(response.error.message) };
-  } catch (error) {
-    if (error instanceof NoServiceError) return { kind: 'none' };
-    return { kind: 'error', code: 'internal', message: sanitize(error) };
-  }
-}
-
-const noService = (location: ConfigLocation, what: string): CommandResult => ({
+const noService = (target: Target, what: string): CommandResult => ({
   code: EXIT_NO_SERVICE,
   stdout: '',
-  stderr: `agent: no running service found for ${location.dir} (control socket ${socketPath(location.dir)}); ${what} needs \`agent serve\` running\n`,
+  stderr: `agent: no running service found for ${target.location.dir} (control socket ${target.socket}); ${what} needs \`agent serve\` running\n`,
 });
 
 export const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
 
+/** A usage error (exit 2); `help` is the command line that shows the usage, e.g. `agent mcp restart --help`. */
+export const usage = (message: string, help: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`${help}\` for usage.\n` });
+
 export async function restartCommand(server: string, flags: LocationFlags): Promise<CommandResult> {
-  const location = locate(flags);
-  const answer = await ask(location, 'restart', { server });
-  if (answer.kind === 'none') return noService(location, '`agent mcp restart`');
-  if (answer.kind === 'error') return failure(answer);
-  return { code: EXIT_OK, stdout: `Restarted ${server}\n`, stderr: '' };
+  const target = await findTarget(flags);
+  const answer = await ask(target, 'restart', { server });
+  if (answer.kind === 'none') return noted(target, noService(target, '`agent mcp restart`'));
+  if (answer.kind === 'error') return noted(target, failure(answer));
+  return noted(target, { code: EXIT_OK, stdout: `Restarted ${server}\n`, stderr: '' });
 }
 
 export async function reloadCommand(flags: LocationFlags): Promise<CommandResult> {
-  const location = locate(flags);
-  const answer = await ask(location, 'reload', {});
-  if (answer.kind === 'none') return noService(location, '`agent mcp reload`');
-  if (answer.kind === 'error') return failure(answer);
-  return { code: EXIT_OK, stdout: `${(answer.result as { message: string }).message}\n`, stderr: '' };
-}
-
-export function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
-}
-
-function liveText(view: StatusView): string {
-  const rows = [['NAME', 'STATUS', 'SUPERVISION', 'ATTEMPT', 'NEXT RETRY', 'LAST EXIT', 'PID']];
-  for (const s of view.servers) {
-    const sup = s.supervision;
-    const exit = s.lastExit ? `${s.lastExit.signal ?? `code ${s.lastExit.code}`} at ${s.lastExit.at}` : '-';
-    rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
-  }
-  const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${s.lastError}`);
-  return `Live status of the service (pid ${view.pid}, version ${view.version}, ${view.configFile})\n${table(rows)}${errors.length ? `Last errors:\n${errors.join('\n')}\n` : ''}`;
+  const target = await findTarget(flags);
+  const answer = await ask(target, 'reload', {});
+  if (answer.kind === 'none') return noted(target, noService(target, '`agent mcp reload`'));
+  if (answer.kind === 'error') return noted(target, failure(answer));
+  return noted(target, { code: EXIT_OK, stdout: `${(answer.result as { message: string }).message}\n`, stderr: '' });
 }
 
 // With no service running: what the configuration file says, clearly labelled as such.
@@ -127,10 +91,11 @@ async function withEffective(result: CommandResult, location: ConfigLocation, se
 }
 
 export async function statusCommand(server: string | undefined, flags: StatusFlags): Promise<CommandResult> {
-  const location = locate(flags);
-  const answer = await ask(location, 'status', server === undefined ? {} : { server });
-  if (answer.kind === 'none') return withEffective(await configuredView(location, server, flags.json === true), location, server, flags);
-  if (answer.kind === 'error') return failure(answer);
-  const view = answer.result as StatusView;
-  return withEffective({ code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' }, location, server, flags);
+  const target = await findTarget(flags);
+  const { location } = target;
+  const answer = await ask(target, 'status', server === undefined ? {} : { server });
+  if (answer.kind === 'none') return noted(target, await withEffective(await configuredView(location, server, flags.json === true), location, server, flags));
+  if (answer.kind === 'error') return noted(target, failure(answer));
+  const view = operatorView(answer.result as StatusView);
+  return noted(target, await withEffective({ code: EXIT_OK, stdout: flags.json ? `${JSON.stringify(view, null, 2)}\n` : liveText(view), stderr: '' }, location, server, flags));
 }

@@ -5,53 +5,17 @@
 import fs from 'node:fs/promises';
 import { qualify } from '../shared/names.ts';
 import type { ToolsResult, ToolView } from '../control/protocol.ts';
-import { ConfigEditError, editToolState, findToolRules, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
+import { ConfigEditError, editToolState, findToolRules, logicalToolName, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
 import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { type Answer, ask, type CommandResult, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, failure, type LocationFlags, locate, table } from './mcp-commands.ts';
+import { type CommandResult, EXIT_OK, EXIT_RUNTIME, failure, noted, usage } from './mcp-commands.ts';
+import { type Answer, ask, findTarget, type LocationFlags, type Target } from './target.ts';
+import { table } from './table.ts';
+import { checkNote, checkToolName, type ToolCheck, unknownToolMessage } from './tool-check.ts';
 
 export type ToolsListFlags = LocationFlags & { disabled?: boolean; json?: boolean };
-
-const TOOLS_SUBCOMMANDS: Record<string, string[]> = { list: ['server'], disable: ['server', 'tool'], enable: ['server', 'tool'] };
-const VALUE_FLAGS = new Set(['--config', '--config-dir']);
-
-/**
- * The usage problem of an `agent mcp tools ...` command line (arguments after the script), or
- * null when it is not one or has the right number of arguments. Checked before sade parses,
- * so that a missing argument is a usage error (exit 2) with a message naming it.
- */
-export function toolsUsageProblem(args: readonly string[]): string | null {
-  const positionals: string[] = [];
-  let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (arg === '-h' || arg === '--help') help = true;
-    if (arg.startsWith('-') && arg !== '-') {
-      if (VALUE_FLAGS.has(arg)) i++;
-      continue;
-    }
-    positionals.push(arg);
-  }
-  if (positionals[0] !== 'mcp' || positionals[1] !== 'tools' || help) return null;
-  const sub = positionals[2];
-  const usage = 'agent mcp tools list <server> | disable <server> <tool> | enable <server> <tool>';
-  if (sub === undefined) return `\`agent mcp tools\` needs a subcommand: ${usage}`;
-  const wanted = TOOLS_SUBCOMMANDS[sub];
-  if (!wanted) return `Unknown subcommand \`agent mcp tools ${sub}\`; expected ${usage}`;
-  const given = positionals.slice(3);
-  const synopsis = `agent mcp tools ${sub} ${wanted.map((w) => `<${w}>`).join(' ')}`;
-  if (given.length < wanted.length) return `Missing ${wanted.slice(given.length).map((w) => `<${w}>`).join(' and ')}: ${synopsis}`;
-  if (given.length > wanted.length) return `Too many arguments (${given.slice(wanted.length).map((a) => JSON.stringify(a)).join(' ')}): ${synopsis}`;
-  return null;
-}
-
-const usage = (sub: string, message: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`agent mcp tools ${sub} --help\` for usage.\n` });
 
 /** One line, at most `max` characters. */
 function oneLine(text: string | null, max = 100): string {
@@ -147,10 +111,14 @@ async function liveList(location: ConfigLocation, result: ToolsResult, flags: To
 }
 
 /** `agent mcp tools list <server> [--disabled] [--json]`. */
-export async function toolsListCommand(server: string | undefined, flags: ToolsListFlags): Promise<CommandResult> {
-  if (typeof server !== 'string' || !server.trim()) return usage('list', '`agent mcp tools list <server>` needs a server name');
-  const location = locate(flags);
-  const answer: Answer = await ask(location, 'tools', { server });
+export async function toolsListCommand(server: string, flags: ToolsListFlags): Promise<CommandResult> {
+  const target = await findTarget(flags);
+  return noted(target, await list(target, server, flags));
+}
+
+async function list(target: Target, server: string, flags: ToolsListFlags): Promise<CommandResult> {
+  const { location } = target;
+  const answer: Answer = await ask(target, 'tools', { server });
   if (answer.kind === 'ok') return liveList(location, answer.result as ToolsResult, flags);
   if (answer.kind === 'none') return configuredList(location, server, flags, 'Service not running.');
   // The service runs but has no live backend of that name: disabled, a template (not served),
@@ -160,8 +128,8 @@ export async function toolsListCommand(server: string | undefined, flags: ToolsL
   return failure(answer);
 }
 
-async function runningService(location: ConfigLocation): Promise<StatusView | null> {
-  const answer = await ask(location, 'status', {});
+async function runningService(target: Target): Promise<StatusView | null> {
+  const answer = await ask(target, 'status', {});
   return answer.kind === 'ok' ? (answer.result as StatusView) : null;
 }
 
@@ -189,26 +157,42 @@ function changeText(outcome: ToolEditOutcome, action: ToolAction, file: string):
   return `${lines.join('\n')}\n`;
 }
 
-/** `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a running service. */
-export async function toolsEditCommand(action: ToolAction, server: string | undefined, tool: string | undefined, flags: LocationFlags): Promise<CommandResult> {
-  if (typeof server !== 'string' || !server.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a server name`);
-  if (typeof tool !== 'string' || !tool.trim()) return usage(action, `\`agent mcp tools ${action} <server> <tool>\` needs a non-empty tool name`);
-  const location = locate(flags);
+export type ToolsEditFlags = LocationFlags & { force?: boolean };
+
+/**
+ * `agent mcp tools disable|enable <server> <tool>`: edits mcp.json; works with or without a
+ * running service. Disabling a tool the connected backend does not have is refused without --force.
+ */
+export async function toolsEditCommand(action: ToolAction, server: string, tool: string, flags: ToolsEditFlags): Promise<CommandResult> {
+  const target = await findTarget(flags);
+  return noted(target, await edit(target, action, server, tool, flags.force === true));
+}
+
+async function edit(target: Target, action: ToolAction, server: string, tool: string, force: boolean): Promise<CommandResult> {
+  const { location } = target;
+  const service = await runningService(target);
+  const serves = service !== null && (await sameFile(service.configFile, location.file));
+  let check: ToolCheck = { kind: 'known' };
   let outcome: ToolEditOutcome;
   try {
+    if (action === 'disable') {
+      const logical = logicalToolName(server, tool);
+      check = await checkToolName(target, service, serves, server, logical);
+      if (check.kind === 'unknown' && !force) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${unknownToolMessage(server, logical, check)}\n` };
+    }
     outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
-    if (error.code === 'bad_tool_name') return usage(action, `${error.message}: agent mcp tools ${action} <server> <tool>`);
+    if (error.code === 'bad_tool_name') return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);
     return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${error.message}\n` };
   }
   let out = changeText(outcome, action, location.file);
   if (!outcome.changed) return { code: EXIT_OK, stdout: out, stderr: '' };
-  const service = await runningService(location);
+  out += checkNote(server, outcome.tool, check);
   const qualified = qualify(server, outcome.tool);
   if (!service) {
     out += `No service is running for ${location.dir}: the change applies when \`agent serve\` starts.\n`;
-  } else if (!(await sameFile(service.configFile, location.file))) {
+  } else if (!serves) {
     out += `Note: the service running for ${location.dir} (pid ${service.pid}) uses ${service.configFile}, not this file; it does not see this change.\n`;
   } else if (outcome.rules.section === 'mcpTemplates') {
     out += `Templates are not served by this version: the rule is stored on mcpTemplates.${server} for its instances.\n`;

@@ -46,7 +46,7 @@ export async function readRuntimeScope(configFile: string): Promise<{ ok: true; 
   try {
     const text = await fs.readFile(file, 'utf8');
     const malformed = findMalformedDotenvLine(text);
-    if (malformed) return { ok: false, problem: { file, path: '', line: malformed.line, column: 1, expected: malformed.reason, found: 'a line that is neither' } };
+    if (malformed) return { ok: false, problem: { file, path: '', ...malformed } };
     return { ok: true, values: dotenv.parse(text), text };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, values: {}, text: '' };

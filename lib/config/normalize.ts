@@ -11,7 +11,7 @@ import {
   type ServerEntry,
   serverEntrySchema,
 } from './schema.ts';
-import type { BackendSpec, LoadedConfig, ServerSlot } from './types.ts';
+import type { BackendSpec, LoadedConfig, RawStrings, ServerSlot } from './types.ts';
 
 export const DEFAULT_CONNECTION_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
@@ -120,13 +120,19 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
   try {
     const spec = buildSpec(name, type, merged, tags, where, sources);
     if (spec.problem) return invalid(name, tags, disabled, [{ file, ...spec.problem }]);
-    return { name, tags, disabled, spec: spec.spec, warnings, inherited };
+    return { name, tags, disabled, spec: spec.spec, raw: rawStrings(spec.spec, merged), warnings, inherited };
   } catch (error) {
     if (!(error instanceof UndefinedVariableError)) throw error;
     return invalid(name, tags, disabled, [
       { file, path: error.field, expected: `the variable \`${error.variable}\` to be defined in the environment or the Runtime Scope .env`, found: 'it undefined' },
     ]);
   }
+}
+
+// The unsubstituted strings of the fields that `$VAR` substitution fills in the spec.
+function rawStrings(spec: BackendSpec, e: ServerEntry): RawStrings {
+  if (spec.type === 'stdio') return { command: e.command, args: e.args ?? [], ...(e.cwd === undefined ? {} : { cwd: e.cwd }) };
+  return { url: e.url, headers: e.headers ?? {} };
 }
 
 type SpecOutcome = { spec: BackendSpec; problem?: undefined } | { spec?: undefined; problem: Omit<ConfigProblem, 'file'> };

@@ -41,6 +41,18 @@ export type RemoteSpec = CommonSpec & {
 /** Everything a backend worker needs to run one backend. Plain data: it crosses threads. */
 export type BackendSpec = StdioSpec | RemoteSpec;
 
+/**
+ * The strings of an entry as written in mcp.json (after the serverDefaults merge, before `$VAR`
+ * substitution), so that `agent mcp status --verbose` can show a reference instead of its value.
+ */
+export type RawStrings = {
+  command?: string;
+  args?: string[];
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+};
+
 /** One entry of `mcpServers` after validation. */
 export type ServerSlot = {
   name: string;
@@ -48,6 +60,8 @@ export type ServerSlot = {
   tags: string[];
   /** Present when the entry is valid. */
   spec?: BackendSpec;
+  /** Present with `spec`: its substituted strings as written. */
+  raw?: RawStrings;
   /** Present when the entry is invalid: why it is not started. */
   problems?: ConfigProblem[];
   /** Non-fatal notes, e.g. the deprecated `timeout`. */

@@ -283,6 +283,8 @@ export class BackendHandle {
 
   private async freshStart(): Promise<void> {
     Object.assign(this.state, FRESH_START);
+    // A start still waiting for the worker to load is this restart's start now: one, not two.
+    this.startWanted = false;
     if (this.supervisor) return this.supervisor.send({ type: 'operatorRestart' });
     this.failInflight('restarting');
     await this.killChild();

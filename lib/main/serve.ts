@@ -25,6 +25,7 @@ import { workerEntry } from '../shared/worker-entry.ts';
 import { TokenEstimator } from '../hub/token-estimator.ts';
 import { callControl } from '../control/client.ts';
 import { type ControlServer, ControlSocketInUseError, socketPath, startControlServer } from '../control/server.ts';
+import { type Announcement, announceService } from '../control/discovery.ts';
 import { createControlHandlers } from './control-handlers.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { runShutdown } from './shutdown.ts';
@@ -217,6 +218,17 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   configAttempted = true;
   initialLoad.update();
 
+  // Lets `agent mcp ...` without --config find this service (lib/control/discovery.ts).
+  let announcement: Announcement | null = null;
+  if (control) {
+    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date().toISOString() }).catch(
+      (error: unknown) => {
+        log.warn({ error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
+        return null;
+      },
+    );
+  }
+
   let finished: (code: 0 | 1) => void = () => undefined;
   const done = new Promise<0 | 1>((resolve) => (finished = resolve));
   const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, lazyTools: options.lazyTools, initialLoad, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
@@ -232,6 +244,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
           { name: 'stop accepting', run: () => server?.close() },
           { name: 'close MCP sessions', run: () => mcpHttp?.close() },
           { name: 'close the stdio session', run: () => stdio?.close() },
+          { name: 'withdraw the announcement', run: () => announcement?.remove() },
           { name: 'close the control bus', run: () => control?.close() },
           { name: 'close connections', run: () => server?.closeAllConnections() },
           { name: 'stop notifications', run: () => notifier.close() },

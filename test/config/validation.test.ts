@@ -262,7 +262,17 @@ test('validation :: command infers stdio with defaults', () => {
       stderr: 'pipe',
       supervision: { restartOnExit: false, maxRestarts: 5, restartDelay: 1000 },
     },
+    raw: { command: 'node', args: [] },
   });
+});
+
+test('validation :: raw keeps the substituted strings as written, serverDefaults included', () => {
+  const stdio = valid('s', { command: '$DATA/bin/server', args: ['--token=${TOKEN}', 'plain', 'cost=$$1'], cwd: '${DATA}/work' });
+  assert.equal(stdio.raw, { command: '$DATA/bin/server', args: ['--token=${TOKEN}', 'plain', 'cost=$$1'], cwd: '${DATA}/work' });
+  assert.equal(stdioSpec(stdio).args, ['--token=tok-123', 'plain', 'cost=$1']);
+  const remote = valid('r', { url: 'https://${HOST}/mcp?key=$TOKEN' }, { headers: { Authorization: 'Bearer ${TOKEN}' } });
+  assert.equal(remote.raw, { url: 'https://${HOST}/mcp?key=$TOKEN', headers: { Authorization: 'Bearer ${TOKEN}' } });
+  assert.equal(remoteSpec(remote).headers, { Authorization: 'Bearer tok-123' });
 });
 
 test('validation :: url infers http with defaults', () => {

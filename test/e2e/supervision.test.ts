@@ -201,7 +201,8 @@ T('e2e supervision :: an unhandled rejection on the main thread is logged, not f
 T('e2e supervision :: restart and status errors: unknown server exits 1, no service exits 3', async () => {
   const unknown = await cli('restart', 'ghost');
   assert.is(unknown.code, 1);
-  assert.match(unknown.stderr, /Server 'ghost' not found/);
+  // The operator's channel keeps the path (decisions §4 revised).
+  assert.ok(unknown.stderr.includes(`Server 'ghost' not found in ${svc.configFile}`), unknown.stderr);
   const none = await runCli(['mcp', 'restart', 'phoenix', '--config-dir', path.dirname(marker)]);
   assert.is(none.code, 3);
   assert.match(none.stderr, /no running service found/);

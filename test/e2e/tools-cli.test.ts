@@ -86,6 +86,7 @@ T('e2e tools cli :: disable hides the tool from the connected client without res
   assert.match(result.stdout, /Disabled tool 'add' of server 'plain': added "add" to mcpServers\.plain\.disabledTools/);
   assert.match(result.stdout, /Backup of the previous file: .*backups/);
   assert.match(result.stdout, /The running service \(pid \d+\) picks the change up by hot reload: connected clients get tools\/list_changed and no longer see plain_agent_add, without a restart of the backend/);
+  assert.not.match(result.stdout, /Note:/, 'a tool of the live inventory needs no note');
   // The file: only disabledTools was added; everything else is as it was.
   const edited = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
   const expected = JSON.parse(original);
@@ -138,6 +139,34 @@ T('e2e tools cli :: enable brings the tool back, still without a restart', async
   const again = await cli('enable', 'plain', 'plain_agent_add');
   assert.is(again.code, 0);
   assert.match(again.stdout, /already enabled/);
+});
+
+T('e2e tools cli :: disabling a tool the connected backend does not have is an error naming the closest tools; --force records it', async () => {
+  const before = fs.readFileSync(svc.configFile, 'utf8');
+  const saved = backups().length;
+  const refused = await cli('disable', 'plain', 'ad');
+  assert.is(refused.code, 1, refused.stderr);
+  assert.is(refused.stdout, '');
+  assert.match(
+    refused.stderr,
+    /^agent: Server 'plain' has no tool 'ad' in the live inventory of the running service \(pid \d+: 6 tools; closest: add, pid, env\)\. Nothing was changed; --force records it in disabledTools anyway\.\n$/,
+  );
+  assert.is(fs.readFileSync(svc.configFile, 'utf8'), before);
+  assert.is(backups().length, saved, 'no backup either');
+
+  const forced = await cli('disable', 'plain', 'plain_agent_ad', '--force');
+  assert.is(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, /Disabled tool 'ad' of server 'plain': added "ad" to mcpServers\.plain\.disabledTools/);
+  assert.match(forced.stdout, /\nNote: 'ad' is not a tool that server 'plain' has now \(live inventory: 6 tools; closest: add, pid, env\); recorded anyway \(--force\): it hides a tool of that name if the backend gets one\.\n/);
+  assert.equal(JSON.parse(fs.readFileSync(svc.configFile, 'utf8')).mcpServers.plain.disabledTools, ['ad']);
+  assert.is((await cli('enable', 'plain', 'ad')).code, 0);
+});
+
+T('e2e tools cli :: a backend without a live inventory: the tool is recorded and said to be unchecked', async () => {
+  const result = await cli('disable', 'off', 'whatever');
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, /\nNote: 'whatever' could not be checked against a live inventory \(Server 'off' is disabled in [^\n]*mcp\.json: no live inventory\); it is recorded as given\.\n/);
+  assert.is((await cli('enable', 'off', 'whatever')).code, 0);
 });
 
 T('e2e tools cli :: servers without a live inventory: disabled, templates; unknown server exits 1', async () => {
@@ -203,6 +232,7 @@ T('e2e tools cli :: without a running service: list is the labelled configured v
     const disable = await runCli(['mcp', 'tools', 'disable', 'plain', 'echo', '--config-dir', dir]);
     assert.is(disable.code, 0, disable.stderr);
     assert.match(disable.stdout, /No service is running for .*: the change applies when `agent serve` starts/);
+    assert.match(disable.stdout, /\nNote: 'echo' could not be checked against a live inventory \(no service is running\); it is recorded as given\.\n/);
     const expected = structuredClone(config) as typeof config & { mcpServers: { plain: { disabledTools?: string[] } } };
     expected.mcpServers.plain.disabledTools = ['echo'];
     assert.is(fs.readFileSync(file, 'utf8'), `${JSON.stringify(expected, null, 4)}\n`, '4-space layout kept');

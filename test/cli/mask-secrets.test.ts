@@ -1,0 +1,27 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { maskUrl, maskUrls } from '../../lib/cli/mask-secrets.ts';
+
+const urls: [string, string, string][] = [
+  ['a plain URL', 'https://example.com/mcp', 'https://example.com/mcp'],
+  ['userinfo with a password', 'https://user:pw@example.com/mcp', 'https://****@example.com/mcp'],
+  ['userinfo without a password', 'https://token123@example.com', 'https://****@example.com'],
+  ['userinfo made of references', 'https://${USER}:${PASS}@example.com/', 'https://****@example.com/'],
+  ['an @ in the path is not userinfo', 'https://example.com/users/@me', 'https://example.com/users/@me'],
+  ['api_key and a harmless parameter', 'https://h.test/mcp?api_key=abc&page=2', 'https://h.test/mcp?api_key=****&page=2'],
+  ['every listed name, any case', 'http://h/?Password=1&passwd=2&client_secret=3&ACCESS_TOKEN=4&refresh_token=5&apikey=6&api-key=7&auth=8&key=9&sig=10&signature=11&x-amz-signature=12',
+    'http://h/?Password=****&passwd=****&client_secret=****&ACCESS_TOKEN=****&refresh_token=****&apikey=****&api-key=****&auth=****&key=****&sig=****&signature=****&x-amz-signature=****'],
+  ['a reference as a secret value is masked too', 'https://h/?token=${TOKEN}&region=${REGION}', 'https://h/?token=****&region=${REGION}'],
+  ['percent-encoded names', 'https://h/?api%5Fkey=abc', 'https://h/?api%5Fkey=****'],
+  ['fragment parameters', 'https://h/cb#access_token=abc&state=x', 'https://h/cb#access_token=****&state=x'],
+  ['a parameter without a value', 'https://h/?token&x=1', 'https://h/?token&x=1'],
+  ['not a URL', 'server.js', 'server.js'],
+];
+for (const [name, input, expected] of urls) test(`mask-secrets :: ${name}`, () => assert.is(maskUrl(input), expected));
+
+test('mask-secrets :: URLs inside a longer text', () => {
+  assert.is(maskUrls('--endpoint=https://u:p@h.test/x?sig=abc --verbose'), '--endpoint=https://****@h.test/x?sig=**** --verbose');
+  assert.is(maskUrls('--token=${API_TOKEN}'), '--token=${API_TOKEN}');
+});
+
+test.run();

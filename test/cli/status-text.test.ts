@@ -1,0 +1,62 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { liveText, operatorView } from '../../lib/cli/status-text.ts';
+import type { BackendStatusView, StatusView } from '../../lib/main/status-view.ts';
+
+const server = (name: string, lastError: string | null): BackendStatusView => ({
+  name,
+  status: lastError ? 'error' : 'connected',
+  healthy: !lastError,
+  tags: [],
+  supervision: null,
+  pid: lastError ? null : 4250,
+  lastExit: null,
+  lastError,
+  protocolVersion: null,
+  tools: 0,
+});
+const view = (reload: StatusView['reload']): StatusView => ({
+  live: true,
+  pid: 4242,
+  version: '0.1.0',
+  configFile: '/home/me/.config/agent/mcp.json',
+  address: 'http://127.0.0.1:3050',
+  reload,
+  servers: [server('files', null), server('search', 'failed to start: command not found: /opt/search password=hunter2')],
+});
+const REJECTED = {
+  loadedAt: '2026-11-22T01:00:00.000Z',
+  rejected: { at: '2026-11-22T01:20:31.000Z', reason: '/home/me/.config/agent/mcp.json:3:31: expected valid JSON (PropertyNameExpected), found "token=abc"' },
+};
+
+test('status-text :: a rejected reload is one line under the header, credentials redacted, paths kept', () => {
+  const text = liveText(view(REJECTED));
+  const lines = text.split('\n');
+  assert.is(lines[0], 'Live status of the service (pid 4242, version 0.1.0, /home/me/.config/agent/mcp.json)');
+  assert.is(
+    lines[1],
+    'Configuration: the last reload was rejected at 2026-11-22T01:20:31.000Z: /home/me/.config/agent/mcp.json:3:31: expected valid JSON (PropertyNameExpected), found "token=[REDACTED]"; serving the configuration loaded at 2026-11-22T01:00:00.000Z',
+  );
+  assert.match(lines[2]!, /^NAME +STATUS/);
+  assert.ok(text.includes('\nLast errors:\n  search: failed to start: command not found: /opt/search password=[REDACTED]\n'), text);
+});
+
+test('status-text :: a rejection before any load says nothing is served', () => {
+  assert.match(liveText(view({ loadedAt: null, rejected: REJECTED.rejected })), /; no configuration has loaded yet\n/);
+});
+
+test('status-text :: no line when no reload was rejected', () => {
+  const text = liveText(view({ loadedAt: REJECTED.loadedAt, rejected: null }));
+  assert.not.match(text, /Configuration:/);
+  assert.match(text.split('\n')[1]!, /^NAME/);
+});
+
+test('status-text :: --json carries the same redactions', () => {
+  const redacted = operatorView(view(REJECTED));
+  assert.is(redacted.reload.rejected!.reason, '/home/me/.config/agent/mcp.json:3:31: expected valid JSON (PropertyNameExpected), found "token=[REDACTED]"');
+  assert.is(redacted.servers[1]!.lastError, 'failed to start: command not found: /opt/search password=[REDACTED]');
+  assert.is(redacted.servers[0]!.lastError, null);
+  assert.equal(redacted.reload.loadedAt, REJECTED.loadedAt);
+});
+
+test.run();

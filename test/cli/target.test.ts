@@ -1,0 +1,130 @@
+// Which service the CLI talks to, and what it passes on of the service's error messages.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ask, findTarget } from '../../lib/cli/target.ts';
+import type { ServiceRecord } from '../../lib/control/discovery.ts';
+import { ControlError, type ControlHandlers } from '../../lib/control/protocol.ts';
+import { socketPath, startControlServer } from '../../lib/control/server.ts';
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-cli-target-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+const dir = tempDir();
+const location = { file: path.join(dir, 'mcp.json'), dir };
+const fail = (message: string) => () => {
+  throw new ControlError('invalid_config', message);
+};
+const handlers: ControlHandlers = {
+  status: () => ({ live: true }),
+  restart: fail(`Server 'x' not found in ${location.file}`),
+  reload: fail(`${location.file} at mcpServers.a.url: expected an absolute http:// or https:// URL, found https://user:hunter2@example.com/mcp?token=abc123`),
+  tools: fail('unused'),
+  fault: fail('unused'),
+};
+const server = await startControlServer(socketPath(dir), handlers);
+const target = { socket: socketPath(dir) };
+
+test.after(async () => {
+  await server.close();
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+test('target :: ask: error messages keep paths and URLs (operator channel, decisions §4)', async () => {
+  assert.equal(await ask(target, 'restart', { server: 'x' }), { kind: 'error', code: 'invalid_config', message: `Server 'x' not found in ${location.file}` });
+});
+
+test('target :: ask: error messages lose their credentials', async () => {
+  assert.equal(await ask(target, 'reload', {}), {
+    kind: 'error',
+    code: 'invalid_config',
+    message: `${location.file} at mcpServers.a.url: expected an absolute http:// or https:// URL, found https://[REDACTED]@example.com/mcp?token=[REDACTED]`,
+  });
+});
+
+test('target :: ask: no service is `none`', async () => {
+  assert.equal(await ask({ socket: socketPath(tempDir()) }, 'status', {}), { kind: 'none' });
+});
+
+const record = (pid: number, root: string): ServiceRecord => ({
+  pid,
+  configFile: path.join(root, 'examples', 'mcp.json'),
+  configDir: path.join(root, 'examples'),
+  socket: path.join(root, 'examples', 'agent.sock'),
+  address: 'http://127.0.0.1:3050',
+  startedAt: '2026-11-22T01:00:00.000Z',
+});
+const NO_ENV = {};
+
+test('target :: the flags and AGENT_CONFIG* name the location; announced services are not looked at', async () => {
+  const find = async () => assert.unreachable('find must not be called') as never;
+  const home = tempDir();
+  const cases: [Record<string, string>, Record<string, string>, string][] = [
+    [{ config: path.join(dir, 'x.json') }, NO_ENV, dir],
+    [{ 'config-dir': dir }, NO_ENV, dir],
+    [{}, { AGENT_CONFIG: path.join(dir, 'x.json') }, dir],
+    [{}, { AGENT_CONFIG_DIR: dir }, dir],
+  ];
+  for (const [flags, env, expected] of cases) {
+    const found = await findTarget(flags, env, { homedir: home, find });
+    assert.equal(found, { location: { file: found.location.file, dir: expected }, socket: socketPath(expected), note: '' });
+  }
+});
+
+test('target :: a service at the default location is used as is', async () => {
+  const home = tempDir();
+  const defaultDir = path.join(home, '.config', 'agent');
+  fs.mkdirSync(defaultDir, { recursive: true });
+  const running = await startControlServer(socketPath(defaultDir), handlers);
+  try {
+    const found = await findTarget({}, NO_ENV, { homedir: home, find: async () => [record(1, tempDir())] });
+    assert.equal(found, { location: { file: path.join(defaultDir, 'mcp.json'), dir: defaultDir }, socket: socketPath(defaultDir), note: '' });
+  } finally {
+    await running.close();
+  }
+});
+
+test('target :: nothing at the default location: the one announced service, with a note', async () => {
+  const home = tempDir();
+  const root = tempDir();
+  const one = record(4242, root);
+  const found = await findTarget({}, NO_ENV, { homedir: home, find: async () => [one] });
+  assert.equal(found, {
+    location: { file: one.configFile, dir: one.configDir },
+    socket: one.socket,
+    note: `agent: note: no service runs for the default configuration directory ${home}/.config/agent; using the running service (pid 4242, ${one.configFile})\n`,
+  });
+});
+
+test('target :: nothing at the default location and several announced: the default, with a note listing them', async () => {
+  const home = tempDir();
+  const [a, b] = [record(1001, tempDir()), record(1002, tempDir())];
+  const found = await findTarget({}, NO_ENV, { homedir: home, find: async () => [a!, b!] });
+  const defaultDir = path.join(home, '.config', 'agent');
+  assert.equal(found, {
+    location: { file: path.join(defaultDir, 'mcp.json'), dir: defaultDir },
+    socket: socketPath(defaultDir),
+    note: `agent: note: no service runs for the default configuration directory ${defaultDir}; 2 services run elsewhere (pid 1001, ${a!.configFile}; pid 1002, ${b!.configFile}): choose one with --config or --config-dir\n`,
+  });
+});
+
+test('target :: nothing anywhere: the default location without a note; a failed look-up is noted', async () => {
+  const home = tempDir();
+  assert.is((await findTarget({}, NO_ENV, { homedir: home, find: async () => [] })).note, '');
+  const failed = await findTarget({}, NO_ENV, {
+    homedir: home,
+    find: async () => {
+      throw new Error('Refusing to use the runtime directory /tmp/agent-0: it belongs to another user (uid 12345)');
+    },
+  });
+  assert.is(failed.location.dir, path.join(home, '.config', 'agent'));
+  assert.is(failed.note, 'agent: note: could not look for services running elsewhere: Refusing to use the runtime directory /tmp/agent-0: it belongs to another user (uid 12345)\n');
+});
+
+test.run();
