@@ -1,0 +1,86 @@
+// Newline-delimited framing, one for every byte stream the service reads line by line (a backend's
+// stdout; later the control socket and stdio mode). Lines come out as Buffers without their '\n'.
+// A line longer than the limit is never held whole: it is skipped, and only its first 64 KiB and
+// last 1 KiB are kept, so the caller can say what it was.
+
+export const OVERSIZED_HEAD_BYTES = 64 * 1024;
+export const OVERSIZED_TAIL_BYTES = 1024;
+
+/** A skipped line: its length in bytes (without the '\n'), its first and last bytes. */
+export type OversizedLine = { oversized: true; bytes: number; head: Buffer; tail: Buffer };
+export type ReadLine = Buffer | OversizedLine;
+
+const EMPTY = Buffer.alloc(0);
+
+export function isOversized(line: ReadLine): line is OversizedLine {
+  return !Buffer.isBuffer(line);
+}
+
+export class LineReader {
+  // The current line so far: its parts while it is within the limit, else its head and tail.
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private skipping = false;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer = EMPTY;
+
+  /** `maxBytes`: the longest line returned whole, in bytes without the '\n'. */
+  constructor(readonly maxBytes: number) {}
+
+  /** The complete lines this chunk ends, in order. */
+  push(chunk: Buffer): ReadLine[] {
+    const lines: ReadLine[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      const end = nl === -1 ? chunk.length : nl;
+      if (end > start) this.append(chunk.subarray(start, end));
+      if (nl === -1) return lines;
+      lines.push(this.take());
+      start = nl + 1;
+    }
+  }
+
+  private append(part: Buffer): void {
+    this.bytes += part.length;
+    if (!this.skipping && this.bytes <= this.maxBytes) {
+      this.parts.push(part);
+      return;
+    }
+    if (!this.skipping) {
+      // Over the limit: from here on only the head and the tail are kept.
+      this.skipping = true;
+      const parts = this.parts;
+      this.parts = [];
+      for (const kept of parts) this.keep(kept);
+    }
+    this.keep(part);
+  }
+
+  // Copies (never slices) what it keeps, so a large chunk is not retained through a view of it.
+  private keep(part: Buffer): void {
+    if (this.headBytes < OVERSIZED_HEAD_BYTES) {
+      const piece = Buffer.from(part.subarray(0, OVERSIZED_HEAD_BYTES - this.headBytes));
+      this.head.push(piece);
+      this.headBytes += piece.length;
+    }
+    if (part.length >= OVERSIZED_TAIL_BYTES) this.tail = Buffer.from(part.subarray(part.length - OVERSIZED_TAIL_BYTES));
+    else this.tail = Buffer.concat([this.tail, part]).subarray(-OVERSIZED_TAIL_BYTES);
+  }
+
+  private take(): ReadLine {
+    const line: ReadLine = this.skipping
+      ? { oversized: true, bytes: this.bytes, head: Buffer.concat(this.head, this.headBytes), tail: Buffer.from(this.tail) }
+      : this.parts.length === 1
+        ? this.parts[0]!
+        : Buffer.concat(this.parts, this.bytes);
+    this.parts = [];
+    this.bytes = 0;
+    this.skipping = false;
+    this.head = [];
+    this.headBytes = 0;
+    this.tail = EMPTY;
+    return line;
+  }
+}

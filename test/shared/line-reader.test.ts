@@ -1,0 +1,82 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isOversized, LineReader, OVERSIZED_HEAD_BYTES, OVERSIZED_TAIL_BYTES, type ReadLine } from '../../lib/shared/line-reader.ts';
+
+// Lines as text, oversized ones as `<oversized N>`.
+function show(lines: ReadLine[]): string[] {
+  return lines.map((line) => (isOversized(line) ? `<oversized ${line.bytes}>` : line.toString('utf8')));
+}
+
+function run(chunks: string[], maxBytes: number): string[] {
+  const reader = new LineReader(maxBytes);
+  return chunks.flatMap((chunk) => show(reader.push(Buffer.from(chunk))));
+}
+
+const cases: [string, string[], number, string[]][] = [
+  ['one line', ['a\n'], 10, ['a']],
+  ['several lines in one chunk', ['a\nbb\nccc\n'], 10, ['a', 'bb', 'ccc']],
+  ['a line split across chunks', ['ab', 'c', 'd\ne', 'f\n'], 10, ['abcd', 'ef']],
+  ['an unterminated line is held back', ['a\nb'], 10, ['a']],
+  ['empty lines come out empty', ['\n\na\n'], 10, ['', '', 'a']],
+  ['a carriage return stays (JSON ignores it)', ['a\r\n'], 10, ['a\r']],
+  ['a line of exactly the limit is whole', ['0123456789\n'], 10, ['0123456789']],
+  ['one byte over the limit is oversized', ['0123456789A\n'], 10, ['<oversized 11>']],
+  ['the limit counts bytes, not characters', ['ééééé\n', 'éééééé\n'], 10, ['ééééé', '<oversized 12>']],
+  ['over the limit across chunks, then a normal line', ['01234', '56789', 'AB\nok\n'], 10, ['<oversized 12>', 'ok']],
+  ['an oversized line ending at a chunk boundary', ['0123456789AB', '\n', 'x\n'], 10, ['<oversized 12>', 'x']],
+];
+
+for (const [name, chunks, maxBytes, expected] of cases) {
+  test(`line-reader :: ${name}`, () => {
+    assert.equal(run(chunks, maxBytes), expected);
+  });
+}
+
+test('line-reader :: an oversized line keeps its first 64 KiB and last 1 KiB', () => {
+  const reader = new LineReader(100 * 1024);
+  const line = Buffer.alloc(300 * 1024);
+  for (let i = 0; i < line.length; i++) line[i] = 97 + (i % 26);
+  const out: ReadLine[] = [];
+  for (let at = 0; at < line.length; at += 7_000) out.push(...reader.push(line.subarray(at, at + 7_000)));
+  out.push(...reader.push(Buffer.from('\nnext\n')));
+  assert.is(out.length, 2);
+  const [skipped, next] = out;
+  assert.ok(skipped && isOversized(skipped));
+  assert.is(skipped.bytes, line.length);
+  assert.ok(skipped.head.equals(line.subarray(0, OVERSIZED_HEAD_BYTES)));
+  assert.ok(skipped.tail.equals(line.subarray(line.length - OVERSIZED_TAIL_BYTES)));
+  assert.is(show([next!])[0], 'next');
+});
+
+test('line-reader :: head and tail are whole even when the limit is smaller and bytes trickle in', () => {
+  const reader = new LineReader(16);
+  const line = Buffer.from(Array.from({ length: 70_000 }, (_, i) => String.fromCharCode(65 + (i % 26))).join(''));
+  const out: ReadLine[] = [];
+  for (let at = 0; at < line.length; at += 3) out.push(...reader.push(line.subarray(at, at + 3)));
+  out.push(...reader.push(Buffer.from('\n')));
+  const [skipped] = out;
+  assert.ok(skipped && isOversized(skipped));
+  assert.is(skipped.bytes, 70_000);
+  assert.ok(skipped.head.equals(line.subarray(0, OVERSIZED_HEAD_BYTES)));
+  assert.ok(skipped.tail.equals(line.subarray(70_000 - OVERSIZED_TAIL_BYTES)));
+});
+
+test('line-reader :: a short oversized line has a short head and tail', () => {
+  const [skipped] = new LineReader(4).push(Buffer.from('abcdefgh\n'));
+  assert.ok(skipped && isOversized(skipped));
+  assert.is(skipped.head.toString(), 'abcdefgh');
+  assert.is(skipped.tail.toString(), 'abcdefgh');
+});
+
+test('line-reader :: what it keeps of an oversized line does not alias the chunks', () => {
+  const reader = new LineReader(8);
+  const chunk = Buffer.from('0123456789abcdef');
+  reader.push(chunk);
+  chunk.fill(0);
+  const [skipped] = reader.push(Buffer.from('\n'));
+  assert.ok(skipped && isOversized(skipped));
+  assert.is(skipped.head.toString(), '0123456789abcdef');
+  assert.is(skipped.tail.toString(), '0123456789abcdef');
+});
+
+test.run();
