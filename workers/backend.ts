@@ -5,7 +5,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/shared/messages.ts';
 import { createLogger } from '../lib/shared/logger.ts';
-import { sanitize } from '../lib/shared/sanitize.ts';
+import { redactCredentials } from '../lib/shared/sanitize.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
 
 const data = workerData as BackendWorkerData;
@@ -35,7 +35,7 @@ const api: BackendApi = {
 };
 
 process.on('unhandledRejection', (reason) => {
-  emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: sanitize(toWireError(reason).message) } });
+  emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(toWireError(reason).message) } });
 });
 
 Comlink.expose(api, nodeEndpoint(data.api));

@@ -19,6 +19,7 @@ import { LineSplitter } from './line-splitter.ts';
 import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
 import { PipeTransport } from './pipe-transport.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 
 type Emit = (event: WorkerEvent) => void;
 
@@ -75,7 +76,7 @@ export class BackendRunner {
       { name: SERVICE_NAME, version: SERVICE_VERSION },
       { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion), listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged } },
     );
-    client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
+    client.onerror = (error) => this.log.debug({ err: redactCredentials(error.message) }, 'MCP client error');
     client.setNotificationHandler('notifications/message', (notification) => {
       this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
     });
@@ -163,7 +164,7 @@ export class BackendRunner {
       // One capture per backend, so its quota holds across restarts (decisions §7).
       this.stderrCapture ??= new StderrCapture({
         emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
-        onError: (error) => this.log.warn({ err: toWireError(error).message }, 'stderr capture failed'),
+        onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
       });
       const capture = this.stderrCapture;
       capture.setFlowControl(() => stderr.pause(), () => stderr.resume());
@@ -200,7 +201,7 @@ export class BackendRunner {
       .then((inventory) => {
         if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
       })
-      .catch((error: unknown) => this.log.warn({ err: toWireError(error).message }, 'could not refresh the backend inventory'))
+      .catch((error: unknown) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory'))
       .finally(() => (this.refreshing = null));
   }
 
