@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { type BackendApi, type BackendWorkerData, toWireError, type WorkerEvent } from '../lib/shared/messages.ts';
+import { type BackendApi, type BackendWorkerData, DEFAULT_MAX_MESSAGE_BYTES, toWireError, type WorkerEvent } from '../lib/shared/messages.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
@@ -18,7 +18,12 @@ const emit = (event: WorkerEvent) => {
   port.postMessage(event);
 };
 const log = createLogger(data.log.level, data.log.format).child({ backend: data.spec.name });
-const runner = new BackendRunner(data.spec, emit, log, { pingIntervalMs: data.pingIntervalMs, pingTimeoutMs: data.pingTimeoutMs });
+const runner = new BackendRunner(data.spec, emit, log, {
+  pingIntervalMs: data.pingIntervalMs,
+  pingTimeoutMs: data.pingTimeoutMs,
+  maxMessageBytes: data.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  stateDir: data.stateDir ?? null,
+});
 
 const api: BackendApi = {
   start: () => runner.start(),

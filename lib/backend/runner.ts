@@ -27,7 +27,14 @@ type Emit = (event: WorkerEvent) => void;
 const EXIT_EXPLAINS_MS = 300;
 type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
 
-export type RunnerOptions = { pingIntervalMs: number; pingTimeoutMs: number };
+export type RunnerOptions = {
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
+  /** Largest JSON-RPC message accepted from a stdio backend, bytes. */
+  maxMessageBytes: number;
+  /** Where stdio children are recorded for orphan cleanup; null = not recorded. */
+  stateDir: string | null;
+};
 
 function negotiation(mode: ProtocolMode) {
   if (mode === 'legacy') return { mode: 'legacy' as const };
@@ -86,7 +93,11 @@ export class BackendRunner {
     if (this.spec.type === 'stdio') {
       const child = this.startChild(this.spec);
       this.emit({ type: 'connecting', at, pid: child.pid });
-      transport = new PipeTransport(child.stdout, child.stdin);
+      transport = new PipeTransport(child.stdout, child.stdin, {
+        name: this.spec.name,
+        maxMessageBytes: this.options.maxMessageBytes,
+        onOversized: (bytes) => this.log.warn({ bytes, limit: this.options.maxMessageBytes }, 'skipped a message from the backend over the size limit'),
+      });
       exitDuringStart = child.exited.then((exit) => {
         throw exit.spawnError ? new Error(describeStartFailure(this.spec as StdioSpec, exit.spawnError)) : new Error(describeExit(exit, 'during initialize', this.lastStderrLine));
       });
