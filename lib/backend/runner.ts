@@ -19,6 +19,7 @@ import { LineSplitter } from './line-splitter.ts';
 import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
 import { PipeTransport } from './pipe-transport.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
+import { rerunning } from './rerun.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
 type Emit = (event: WorkerEvent) => void;
@@ -56,7 +57,6 @@ export class BackendRunner {
   private stopping = false;
   private lastStderrLine = '';
   private connected = false;
-  private refreshing: Promise<void> | null = null;
   private readonly inflight = new Map<number, AbortController>();
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -77,7 +77,8 @@ export class BackendRunner {
   async start(): Promise<void> {
     this.stopping = false;
     const at = Date.now();
-    const onChanged = () => this.refreshInventory(client);
+    // A change announced while a refresh reads the lists may be missing from its answer: one more follows.
+    const onChanged = rerunning(() => this.refreshInventory(client));
     const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
     const client: Client = new Client(
       { name: SERVICE_NAME, version: SERVICE_VERSION },
@@ -207,13 +208,14 @@ export class BackendRunner {
   }
 
   // A backend announced a list change: read its lists again and report them.
-  private refreshInventory(client: Client): void {
-    this.refreshing ??= this.readInventory(client)
-      .then((inventory) => {
-        if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
-      })
-      .catch((error: unknown) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory'))
-      .finally(() => (this.refreshing = null));
+  private async refreshInventory(client: Client): Promise<void> {
+    if (this.client !== client || this.stopping) return;
+    try {
+      const inventory = await this.readInventory(client);
+      if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
+    } catch (error) {
+      this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory');
+    }
   }
 
   /** Routes one client request to the backend. Never rejects. */
