@@ -36,6 +36,17 @@ export function stdioSpec(name: string, script: string, overrides: Partial<Stdio
   };
 }
 
+/** Fails instead of hanging when `promise` does not settle within `ms`. */
+export async function bounded<T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type LogLine = Record<string, unknown> & { level: number; msg: string };
 
 export type Harness = {
@@ -44,6 +55,8 @@ export type Harness = {
   logs: LogLine[];
   /** Pids of every child the runner reported spawning. */
   pids: () => number[];
+  /** For each spawn after the first: the earlier children that were still alive at that moment. */
+  overlaps: number[][];
   /** The first event (from `from` on) that matches; rejects after `timeoutMs`. */
   next: <T extends WorkerEvent['type']>(type: T, match?: (event: Extract<WorkerEvent, { type: T }>) => boolean, from?: number, timeoutMs?: number) => Promise<Extract<WorkerEvent, { type: T }>>;
   /** Stops the runner and fails if any child it spawned is still alive. */
@@ -55,6 +68,7 @@ export const DEFAULT_OPTIONS: RunnerOptions = { pingIntervalMs: 60_000, pingTime
 export function harness(spec: StdioSpec, options: Partial<RunnerOptions> = {}): Harness {
   const events: WorkerEvent[] = [];
   const logs: LogLine[] = [];
+  const overlaps: number[][] = [];
   const wakers = new Set<() => void>();
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -64,6 +78,7 @@ export function harness(spec: StdioSpec, options: Partial<RunnerOptions> = {}): 
   });
   const log = pino({ level: 'debug', base: undefined }, sink);
   const runner = new BackendRunner(spec, (event) => {
+    if (event.type === 'connecting' && pids().length > 0) overlaps.push(pids().filter(isAlive));
     events.push(event);
     for (const wake of wakers) wake();
   }, log, { ...DEFAULT_OPTIONS, ...options });
@@ -94,9 +109,10 @@ export function harness(spec: StdioSpec, options: Partial<RunnerOptions> = {}): 
     events,
     logs,
     pids,
+    overlaps,
     next,
     async close() {
-      await runner.stop(500);
+      await bounded(runner.stop(500), 'runner.stop');
       const alive = pids().filter(isAlive);
       if (alive.length > 0) throw new Error(`children still alive after stop: ${alive.join(', ')}`);
     },
