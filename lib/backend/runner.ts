@@ -14,7 +14,7 @@ import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import type { ChildExit } from './child.ts';
-import { describeExit, describeStartFailure } from './describe.ts';
+import { describeExit, describePipeClosed, describeStartFailure } from './describe.ts';
 import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
@@ -29,6 +29,10 @@ const EXIT_EXPLAINS_MS = 300;
 // runner ends by itself: one that failed its start, and one replaced by a new start.
 const FAILED_START_GRACE_MS = 500;
 const REPLACED_GRACE_MS = 500;
+// ...and one whose pipes closed while it kept running.
+const BROKEN_PIPE_GRACE_MS = 1_000;
+/** How a child's connection ended: the child exited (or never spawned), or a pipe closed (`pipe`) and it was stopped. */
+type ChildEnd = { exit: ChildExit; pipe: string | null };
 type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
 
 export type RunnerOptions = {
@@ -164,10 +168,29 @@ export class BackendRunner {
     return this.stderrCapture;
   }
 
-  // Rejects when the child exits before the connect completes.
+  // Rejects when the child exits or its pipes close before the connect completes.
   private async childEnded(stdio: StdioConnection): Promise<never> {
-    const exit = await stdio.child.exited;
-    throw new ChildEndedError(exit);
+    await Promise.race([stdio.child.exited, stdio.transport.peerClosed]);
+    throw new ChildEndedError();
+  }
+
+  // Waits until the child is gone and says how it ended. The pipes of a child on its way out close
+  // a moment before its exit is seen; a child that keeps running without them is stopped (a
+  // closed stdout or a broken stdin is the end of the connection, like an exit).
+  private async childEnd(stdio: StdioConnection): Promise<ChildEnd> {
+    const { child, transport } = stdio;
+    const pipe = await Promise.race([child.exited.then(() => null), transport.peerClosed]);
+    if (pipe === null) return { exit: await child.exited, pipe: null };
+    const exited = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
+    if (exited) return { exit: exited, pipe: null };
+    await child.stop(BROKEN_PIPE_GRACE_MS);
+    return { exit: await child.exited, pipe };
+  }
+
+  private describeEnd({ exit, pipe }: ChildEnd, when: string, stdio: StdioConnection): WireError {
+    if (exit.spawnError) return { name: 'SpawnError', message: describeStartFailure(this.spec as StdioSpec, exit.spawnError) };
+    if (pipe) return { name: 'BackendPipeClosed', message: describePipeClosed(pipe, exit, when, stdio.lastStderrLine()) };
+    return { name: 'BackendExited', message: describeExit(exit, when, stdio.lastStderrLine()) };
   }
 
   // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.
@@ -190,16 +213,12 @@ export class BackendRunner {
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
   // broken pipe better than the pipe error the client saw first.
   private async startError(error: unknown, stdio: StdioConnection | null): Promise<{ wire: WireError; exit: ExitInfo | null }> {
-    if (stdio && this.spec.type === 'stdio') {
-      const exited =
-        error instanceof ChildEndedError ? error.exit : await Promise.race([stdio.child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
-      if (exited) {
-        const { spawnError, ...exit } = exited;
-        const wire = spawnError
-          ? { name: 'SpawnError', message: describeStartFailure(this.spec, spawnError) }
-          : { name: 'BackendExited', message: describeExit(exited, 'during initialize', stdio.lastStderrLine()) };
-        return { wire, exit };
-      }
+    if (stdio) {
+      const end =
+        error instanceof ChildEndedError
+          ? await this.childEnd(stdio)
+          : await Promise.race([stdio.child.exited.then((exit) => ({ exit, pipe: null })), new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
+      if (end) return { wire: this.describeEnd(end, 'during initialize', stdio), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
     if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
@@ -288,12 +307,14 @@ export class BackendRunner {
     this.missedPings = 0;
     this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
     if (stdio) {
-      void stdio.child.exited.then(async (exit) => {
+      void Promise.race([stdio.child.exited, stdio.transport.peerClosed]).then(async () => {
         if (generation !== this.generation || this.client !== client) return;
+        // Requests fail as not connected from now on, while the child is stopped.
         this.disconnected();
+        const end = await this.childEnd(stdio);
         await this.endConnection(0);
         if (generation !== this.generation) return;
-        this.emit({ type: 'exited', at: exit.at, exit: exitInfo(exit), error: { name: 'BackendExited', message: describeExit(exit, 'unexpectedly', stdio.lastStderrLine()) } });
+        this.emit({ type: 'exited', at: end.exit.at, exit: exitInfo(end.exit), error: this.describeEnd(end, 'unexpectedly', stdio) });
       });
     } else {
       client.onclose = () => {
@@ -352,9 +373,9 @@ function exitInfo({ code, signal, at, pid }: ChildExit): ExitInfo {
   return { code, signal, at, pid };
 }
 
-// The child exited (or never spawned) before the connect completed.
+// The child exited (or never spawned), or its pipes closed, before the connect completed.
 class ChildEndedError extends Error {
-  constructor(readonly exit: ChildExit) {
+  constructor() {
     super('the backend process ended during initialize');
   }
 }
