@@ -19,6 +19,7 @@ import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
+import { TimeoutRun } from './call-health.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
 type Emit = (event: WorkerEvent) => void;
@@ -71,6 +72,7 @@ export class BackendRunner {
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
+  private readonly timeouts = new TimeoutRun();
 
   constructor(
     private readonly spec: BackendSpec,
@@ -251,6 +253,13 @@ export class BackendRunner {
 
   /** Routes one client request to the backend. Never rejects. */
   async request(call: BackendCall): Promise<CallOutcome> {
+    const outcome = await this.send(call);
+    const consecutiveTimeouts = this.timeouts.record(outcome);
+    if (consecutiveTimeouts !== null) this.emit({ type: 'callHealth', at: Date.now(), consecutiveTimeouts });
+    return outcome;
+  }
+
+  private async send(call: BackendCall): Promise<CallOutcome> {
     const client = this.client;
     if (!client || !this.connected) return { ok: false, error: this.notConnected() };
     const abort = new AbortController();
