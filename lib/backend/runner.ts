@@ -156,7 +156,8 @@ export class BackendRunner {
   }
 
   private connectChild(spec: StdioSpec): StdioConnection {
-    const stdio = connectStdio(spec, { maxMessageBytes: this.options.maxMessageBytes, capture: () => this.capture(), log: this.log });
+    const { maxMessageBytes, stateDir } = this.options;
+    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, capture: () => this.capture(), log: this.log });
     this.stdio = stdio;
     return stdio;
   }
