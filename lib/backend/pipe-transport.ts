@@ -148,9 +148,16 @@ export class PipeTransport implements Transport {
     this.input.off('data', this.onData);
     this.input.off('end', this.onInputEnd);
     this.input.off('close', this.onInputEnd);
-    // The error listeners stay: an error after close must not become an uncaught exception.
+    // The error listeners stay until release(): an error after close must not become an uncaught exception.
     this.lines.length = 0;
     this.inFlight.clear();
     this.onclose?.();
+  }
+
+  /** Closes and takes the last listeners off the pipes: for when the child is gone and its pipes are closed. */
+  release(): void {
+    void this.close();
+    this.input.off('error', this.onInputError);
+    this.output.off('error', this.onOutputError);
   }
 }

@@ -15,7 +15,8 @@ import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import type { ChildExit } from './child.ts';
 import { describeExit, describePipeClosed, describeStartFailure } from './describe.ts';
-import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { formatStderrEntry, StderrCapture, STDERR_LINES_PER_WINDOW, STDERR_WINDOW_SECONDS } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
@@ -72,6 +73,8 @@ export class BackendRunner {
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
+  // One stderr quota per backend, so it holds across restarts, a stop and start included (decisions §7).
+  private readonly stderrLimiter = new RateLimiterMemory({ points: STDERR_LINES_PER_WINDOW, duration: STDERR_WINDOW_SECONDS });
   private readonly timeouts = new TimeoutRun();
 
   constructor(
@@ -162,11 +165,12 @@ export class BackendRunner {
     return stdio;
   }
 
-  // One capture per backend, so its quota holds across restarts (decisions §7).
+  // Made for the first piped child after a stop; it outlives children, not a stop.
   private capture(): StderrCapture {
     this.stderrCapture ??= new StderrCapture({
       emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
       onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
+      limiter: this.stderrLimiter,
     });
     return this.stderrCapture;
   }
@@ -375,7 +379,18 @@ export class BackendRunner {
     this.stopping = true;
     this.cancelReconnect();
     await this.endConnection(graceMs);
+    if (generation !== this.generation) return;
+    await this.closeCapture();
     if (generation === this.generation) this.emit({ type: 'stopped', at: Date.now() });
+  }
+
+  // Pending summaries are logged now, then the capture's ticker stops.
+  private async closeCapture(): Promise<void> {
+    const capture = this.stderrCapture;
+    this.stderrCapture = null;
+    if (!capture) return;
+    await capture.flush();
+    capture.close();
   }
 }
 

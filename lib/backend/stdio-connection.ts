@@ -1,6 +1,7 @@
 // One stdio child as the runner connects to it: spawned in its own process group, recorded for
 // orphan cleanup when there is a state directory, its stderr fed to the backend's capture, and an
-// MCP transport on its stdout and stdin. Its record is removed once its exit has been seen.
+// MCP transport on its stdout and stdin. Once its exit has been seen, its record is removed and
+// the listeners on its streams are taken off.
 import type { Readable } from 'node:stream';
 import type { StdioSpec } from '../config/types.ts';
 import { forgetChild, procStartTime, recordChild } from '../shared/child-records.ts';
@@ -41,11 +42,16 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
     });
   }
   let lastLine = '';
-  if (child.stderr) wireStderr(child.stderr, options.capture(), (line) => (lastLine = line));
+  const unwire = child.stderr ? wireStderr(child.stderr, options.capture(), (line) => (lastLine = line)) : () => undefined;
   const transport = new PipeTransport(child.stdout, child.stdin, {
     name: spec.name,
     maxMessageBytes,
     onOversized: (bytes) => log.warn({ bytes, limit: maxMessageBytes }, 'skipped a message from the backend over the size limit'),
+  });
+  // The exit is seen after the pipes closed (execa waits for them): nothing more comes from them.
+  void child.exited.then(() => {
+    unwire();
+    transport.release();
   });
   return { child, transport, lastStderrLine: () => lastLine };
 }
@@ -64,8 +70,8 @@ function record(stateDir: string, spec: StdioSpec, pid: number, log: Logger): bo
   }
 }
 
-// Feeds a child's stderr to the capture line by line.
-function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string) => void): void {
+// Feeds a child's stderr to the capture line by line; returns what takes the listeners off again.
+function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string) => void): () => void {
   capture.setFlowControl(
     () => stderr.pause(),
     () => stderr.resume(),
@@ -82,4 +88,8 @@ function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: str
   };
   stderr.on('data', onData);
   stderr.once('end', onEnd);
+  return () => {
+    stderr.off('data', onData);
+    stderr.off('end', onEnd);
+  };
 }
