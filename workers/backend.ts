@@ -7,6 +7,7 @@ import { type BackendApi, type BackendWorkerData, DEFAULT_MAX_MESSAGE_BYTES, toW
 import { createLogger } from '../lib/shared/logger.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
+import { failWorker } from '../lib/backend/worker-failure.ts';
 
 const data = workerData as BackendWorkerData;
 if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');
@@ -38,6 +39,16 @@ const api: BackendApi = {
     });
   },
 };
+
+// A thread that fails anyway ends its child first and waits until the child is reaped (see
+// worker-failure.ts). A library's process.exit() starts the same path and returns: the thread
+// exits for real once the child is gone.
+const exitThread = process.exit.bind(process);
+const fail = failWorker({ kill: () => runner.kill(), emit, exit: exitThread });
+process.on('uncaughtException', (error) => fail({ reason: `uncaught exception: ${toWireError(error).message}`, stack: error.stack, code: 1 }));
+process.exit = ((code?: number | string | null) => {
+  fail({ reason: `process.exit(${code ?? ''}) was called in the backend worker`, code: Number(code) || 1 });
+}) as typeof process.exit;
 
 process.on('unhandledRejection', (reason) => {
   emit({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(toWireError(reason).message) } });

@@ -384,6 +384,21 @@ export class BackendRunner {
     if (generation === this.generation) this.emit({ type: 'stopped', at: Date.now() });
   }
 
+  /**
+   * For a worker that is failing: SIGKILL to the child's process group at once; resolves with the
+   * child's exit once it has been reaped (null without a child). Nothing is reported.
+   */
+  async kill(): Promise<ExitInfo | null> {
+    this.generation++;
+    this.stopping = true;
+    this.cancelReconnect();
+    this.disconnected();
+    const stdio = this.stdio;
+    if (!stdio) return null;
+    await stdio.child.kill();
+    return exitInfo(await stdio.child.exited);
+  }
+
   // Pending summaries are logged now, then the capture's ticker stops.
   private async closeCapture(): Promise<void> {
     const capture = this.stderrCapture;
