@@ -1,4 +1,5 @@
-import type { ExitInfo } from '../shared/messages.ts';
+import type { ExitInfo, WireError } from '../shared/messages.ts';
+import type { ChildEnd } from './stdio-connection.ts';
 import type { StdioSpec } from '../config/types.ts';
 
 function how(exit: Pick<ExitInfo, 'code' | 'signal'>): string {
@@ -25,4 +26,11 @@ export function describeStartFailure(spec: StdioSpec, error: Error): string {
   if (code === 'EACCES') return `failed to start: permission denied: ${spec.command} (EACCES)`;
   if (code === 'ENOTDIR' || (code === 'ENOENT' && spec.cwd)) return `failed to start: working directory not usable: ${spec.cwd ?? ''}`;
   return `failed to start: ${error.message.split('\n')[0] ?? error.message}`;
+}
+
+/** A stdio connection's end as the error reported for it. */
+export function describeEnd(spec: StdioSpec, { exit, pipe }: ChildEnd, when: string, lastStderrLine: string): WireError {
+  if (exit.spawnError) return { name: 'SpawnError', message: describeStartFailure(spec, exit.spawnError) };
+  if (pipe) return { name: 'BackendPipeClosed', message: describePipeClosed(pipe, exit, when, lastStderrLine) };
+  return { name: 'BackendExited', message: describeExit(exit, when, lastStderrLine) };
 }

@@ -1,4 +1,5 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   type BackendCall,
   type CallError,
@@ -14,8 +15,7 @@ import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import type { ChildExit } from './child.ts';
-import { describeExit, describePipeClosed, describeStartFailure } from './describe.ts';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { describeEnd } from './describe.ts';
 import { formatStderrEntry, StderrCapture, STDERR_LINES_PER_WINDOW, STDERR_WINDOW_SECONDS } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
@@ -25,16 +25,10 @@ import { redactCredentials } from '../shared/sanitize.ts';
 
 type Emit = (event: WorkerEvent) => void;
 
-// How long a failed start waits for the child's exit status, which names the cause better.
-const EXIT_EXPLAINS_MS = 300;
 // Grace periods of the polite stop (close stdin, wait, SIGTERM, wait, SIGKILL) for a child this
 // runner ends by itself: one that failed its start, and one replaced by a new start.
 const FAILED_START_GRACE_MS = 500;
 const REPLACED_GRACE_MS = 500;
-// ...and one whose pipes closed while it kept running.
-const BROKEN_PIPE_GRACE_MS = 1_000;
-/** How a child's connection ended: the child exited (or never spawned), or a pipe closed (`pipe`) and it was stopped. */
-type ChildEnd = { exit: ChildExit; pipe: string | null };
 type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
 
 export type RunnerOptions = {
@@ -66,7 +60,6 @@ export class BackendRunner {
   private stdio: StdioConnection | null = null;
   private client: Client | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
-  private missedPings = 0;
   private stopping = false;
   private connected = false;
   private readonly inflight = new Map<number, AbortController>();
@@ -115,7 +108,7 @@ export class BackendRunner {
 
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
-      await (stdio ? Promise.race([connecting, this.childEnded(stdio)]) : connecting);
+      await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
       const inventory = await this.readInventory(client);
       if (generation !== this.generation) return;
       this.connected = true;
@@ -175,31 +168,6 @@ export class BackendRunner {
     return this.stderrCapture;
   }
 
-  // Rejects when the child exits or its pipes close before the connect completes.
-  private async childEnded(stdio: StdioConnection): Promise<never> {
-    await Promise.race([stdio.child.exited, stdio.transport.peerClosed]);
-    throw new ChildEndedError();
-  }
-
-  // Waits until the child is gone and says how it ended. The pipes of a child on its way out close
-  // a moment before its exit is seen; a child that keeps running without them is stopped (a
-  // closed stdout or a broken stdin is the end of the connection, like an exit).
-  private async childEnd(stdio: StdioConnection): Promise<ChildEnd> {
-    const { child, transport } = stdio;
-    const pipe = await Promise.race([child.exited.then(() => null), transport.peerClosed]);
-    if (pipe === null) return { exit: await child.exited, pipe: null };
-    const exited = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
-    if (exited) return { exit: exited, pipe: null };
-    await child.stop(BROKEN_PIPE_GRACE_MS);
-    return { exit: await child.exited, pipe };
-  }
-
-  private describeEnd({ exit, pipe }: ChildEnd, when: string, stdio: StdioConnection): WireError {
-    if (exit.spawnError) return { name: 'SpawnError', message: describeStartFailure(this.spec as StdioSpec, exit.spawnError) };
-    if (pipe) return { name: 'BackendPipeClosed', message: describePipeClosed(pipe, exit, when, stdio.lastStderrLine()) };
-    return { name: 'BackendExited', message: describeExit(exit, when, stdio.lastStderrLine()) };
-  }
-
   // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.
   private scheduleReconnect(): void {
     if (this.spec.type === 'stdio' || this.stopping) return;
@@ -221,11 +189,8 @@ export class BackendRunner {
   // broken pipe better than the pipe error the client saw first.
   private async startError(error: unknown, stdio: StdioConnection | null): Promise<{ wire: WireError; exit: ExitInfo | null }> {
     if (stdio) {
-      const end =
-        error instanceof ChildEndedError
-          ? await this.childEnd(stdio)
-          : await Promise.race([stdio.child.exited.then((exit) => ({ exit, pipe: null })), new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
-      if (end) return { wire: this.describeEnd(end, 'during initialize', stdio), exit: exitInfo(end.exit) };
+      const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
+      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, 'during initialize', stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
     if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
@@ -318,17 +283,17 @@ export class BackendRunner {
   }
 
   private watchAfterConnect(generation: number, client: Client, stdio: StdioConnection | null): void {
-    this.missedPings = 0;
     this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
     if (stdio) {
-      void Promise.race([stdio.child.exited, stdio.transport.peerClosed]).then(async () => {
+      void stdio.ending.then(async () => {
         if (generation !== this.generation || this.client !== client) return;
         // Requests fail as not connected from now on, while the child is stopped.
         this.disconnected();
-        const end = await this.childEnd(stdio);
+        const end = await stdio.ended();
         await this.endConnection(0);
         if (generation !== this.generation) return;
-        this.emit({ type: 'exited', at: end.exit.at, exit: exitInfo(end.exit), error: this.describeEnd(end, 'unexpectedly', stdio) });
+        const error = describeEnd(this.spec as StdioSpec, end, 'unexpectedly', stdio.lastStderrLine());
+        this.emit({ type: 'exited', at: end.exit.at, exit: exitInfo(end.exit), error });
       });
     } else {
       client.onclose = () => {
@@ -345,11 +310,9 @@ export class BackendRunner {
       // The 2026-07-28 era has no `ping`; `server/discover` is its cheap round trip.
       const options = { timeout: this.options.pingTimeoutMs };
       await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
-      this.missedPings = 0;
       this.emit({ type: 'ping', at: Date.now(), ok: true, error: null });
     } catch (error) {
       if (this.stopping) return;
-      this.missedPings++;
       this.emit({ type: 'ping', at: Date.now(), ok: false, error: toWireError(error) });
     }
   }
@@ -413,9 +376,13 @@ function exitInfo({ code, signal, at, pid }: ChildExit): ExitInfo {
   return { code, signal, at, pid };
 }
 
-// The child exited (or never spawned), or its pipes closed, before the connect completed.
+// The child exited (or never spawned), or closed a pipe, before the connect completed.
 class ChildEndedError extends Error {
   constructor() {
     super('the backend process ended during initialize');
   }
+}
+
+function childEnded(): never {
+  throw new ChildEndedError();
 }

@@ -8,16 +8,33 @@ import { forgetChild, procStartTime, recordChild } from '../shared/child-records
 import type { Logger } from '../shared/logger.ts';
 import { toWireError } from '../shared/messages.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
-import { type SpawnedChild, spawnChild } from './child.ts';
+import { type ChildExit, type SpawnedChild, spawnChild } from './child.ts';
 import { LineSplitter } from './line-splitter.ts';
 import { PipeTransport } from './pipe-transport.ts';
 import type { StderrCapture } from './stderr-capture.ts';
+
+// How long an ending waits for the child's exit status, which names the cause better.
+const EXIT_EXPLAINS_MS = 300;
+// The polite stop's grace for a child that keeps running without its pipes.
+const BROKEN_PIPE_GRACE_MS = 1_000;
+
+/** How a child's connection ended: it exited (or never spawned), or a pipe closed (`pipe`) and it was stopped. */
+export type ChildEnd = { exit: ChildExit; pipe: string | null };
 
 export type StdioConnection = {
   child: SpawnedChild;
   transport: PipeTransport;
   /** The child's last stderr line: a hint for the messages about its end. */
   lastStderrLine: () => string;
+  /** Settles at the first sign of the end: the child exited, or closed a pipe (stdout EOF, a broken stdin). */
+  ending: Promise<void>;
+  /**
+   * Waits until the child is gone and says how it ended. The pipes of a child on its way out close
+   * a moment before its exit is seen; a child that keeps running without them is stopped.
+   */
+  ended: () => Promise<ChildEnd>;
+  /** The child's exit if it comes within a moment, else null. */
+  exitSoon: () => Promise<ChildExit | null>;
 };
 
 export type StdioOptions = {
@@ -53,7 +70,23 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
     unwire();
     transport.release();
   });
-  return { child, transport, lastStderrLine: () => lastLine };
+  const exitSoon = () => Promise.race([child.exited, new Promise<null>((resolve) => setTimeout(resolve, EXIT_EXPLAINS_MS, null))]);
+  let end: Promise<ChildEnd> | null = null;
+  const ended = async (): Promise<ChildEnd> => {
+    const pipe = await Promise.race([child.exited.then(() => null), transport.peerClosed]);
+    const exit = pipe === null ? await child.exited : await exitSoon();
+    if (exit) return { exit, pipe: null };
+    await child.stop(BROKEN_PIPE_GRACE_MS);
+    return { exit: await child.exited, pipe };
+  };
+  return {
+    child,
+    transport,
+    lastStderrLine: () => lastLine,
+    ending: Promise.race([child.exited, transport.peerClosed]).then(() => undefined),
+    ended: () => (end ??= ended()),
+    exitSoon,
+  };
 }
 
 // Synchronously, right after the spawn, so a crash of the service a moment later leaves a record.
