@@ -53,7 +53,7 @@ export class PipeTransport implements Transport {
   }
 
   private readonly onData = (chunk: Buffer) => {
-    this.lines.push(...this.reader.push(chunk));
+    for (const line of this.reader.push(chunk)) this.lines.push(line);
     if (!this.deferred) this.drain();
   };
 
