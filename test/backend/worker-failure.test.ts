@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BackendApi, BackendWorkerData, WorkerEvent } from '../../lib/shared/messages.ts';
 import { isAlive } from '../helpers/processes.ts';
-import { FIXTURES, stdioSpec } from './helpers/runner-harness.ts';
+import { commandSpec, FIXTURES } from './helpers/runner-harness.ts';
 
 const RUNS = 100;
 const CONCURRENCY = 2;
@@ -68,7 +68,7 @@ type Run = { events: WorkerEvent[]; code: number; pid: number; aliveAfter: boole
 async function runOnce(fixture: FixtureName): Promise<Run> {
   const channel = new MessageChannel();
   const workerData: BackendWorkerData = {
-    spec: stdioSpec('sleeper', 'unused', { command: 'sleep', args: ['30'], stderr: 'ignore', connectionTimeout: 60_000 }),
+    spec: commandSpec('sleeper', 'sleep', ['30'], { stderr: 'ignore', connectionTimeout: 60_000 }),
     api: channel.port2,
     log: { level: 'fatal', format: 'json' },
     pingIntervalMs: 60_000,

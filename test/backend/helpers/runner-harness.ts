@@ -15,14 +15,19 @@ export function backendFixture(name: string): string {
   return path.join(FIXTURES, 'backends', name);
 }
 
-/** A stdio spec running `node <script>`, or any command with `command`. */
+/** A stdio spec running `node <script>`. */
 export function stdioSpec(name: string, script: string, overrides: Partial<StdioSpec> = {}): StdioSpec {
+  return commandSpec(name, process.execPath, [script], overrides);
+}
+
+/** A stdio spec running any command. */
+export function commandSpec(name: string, command: string, args: string[], overrides: Partial<StdioSpec> = {}): StdioSpec {
   return {
     name,
     type: 'stdio',
     tags: [],
-    command: process.execPath,
-    args: [script],
+    command,
+    args,
     cwd: undefined,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     stderr: 'pipe',
