@@ -3,7 +3,12 @@ import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import type { ExitInfo } from '../shared/messages.ts';
 import type { StdioSpec } from '../config/types.ts';
-import { killTree, signalGroup } from './process-tree.ts';
+import { groupGone, killTree, signalGroup } from './process-tree.ts';
+
+// How long a stop waits for the rest of a killed group (a wrapper's grandchildren) to be gone.
+const GROUP_GONE_MS = 2_000;
+
+export type ChildExit = ExitInfo & { spawnError: Error | null };
 
 export type SpawnedChild = {
   pid: number | null;
@@ -11,10 +16,15 @@ export type SpawnedChild = {
   stdout: Readable;
   /** Present when stderr is captured (`pipe`). */
   stderr: Readable | null;
-  /** Resolves once when the process has exited or failed to spawn. */
-  exited: Promise<ExitInfo & { spawnError: Error | null }>;
-  /** Polite then forceful stop (decisions §2): close stdin, SIGTERM the group, SIGKILL the tree. */
+  /** Resolves once when the process has exited (and its pipes closed) or failed to spawn. */
+  exited: Promise<ChildExit>;
+  /**
+   * Polite then forceful stop (decisions §2): close stdin, SIGTERM the group, SIGKILL the tree.
+   * Resolves once the child is reaped and nothing of its group runs. Later calls share the first.
+   */
   stop(graceMs: number): Promise<void>;
+  /** SIGKILL to the group at once, even during a polite stop; resolves once the child is reaped. */
+  kill(): Promise<void>;
 };
 
 // Spawns a stdio backend in its own process group, with exactly the environment it was given.
@@ -49,21 +59,29 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     return finished;
   }
 
+  async function stop(graceMs: number): Promise<void> {
+    subprocess.stdin.end();
+    if (pid === null) return void (await exited);
+    if (!(await waitFor(graceMs))) {
+      signalGroup(pid, 'SIGTERM');
+      if (!(await waitFor(graceMs))) await killTree(pid);
+    }
+    // Whatever the direct child left in its group (a wrapper's grandchild) goes too.
+    signalGroup(pid, 'SIGKILL');
+    await exited;
+    await groupGone(pid, GROUP_GONE_MS);
+  }
+
+  let stopping: Promise<void> | null = null;
   return {
     pid,
     stdin: subprocess.stdin,
     stdout: subprocess.stdout,
     stderr: subprocess.stderr ?? null,
     exited,
-    async stop(graceMs) {
-      subprocess.stdin.end();
-      if (pid === null) return void (await exited);
-      if (!(await waitFor(graceMs))) {
-        signalGroup(pid, 'SIGTERM');
-        if (!(await waitFor(graceMs))) await killTree(pid);
-      }
-      // Whatever the direct child left in its group (a wrapper's grandchild) goes too.
-      signalGroup(pid, 'SIGKILL');
+    stop: (graceMs) => (stopping ??= stop(graceMs)),
+    async kill() {
+      if (pid !== null) signalGroup(pid, 'SIGKILL');
       await exited;
     },
   };

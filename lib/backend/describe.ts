@@ -1,11 +1,23 @@
-import type { ExitInfo } from '../shared/messages.ts';
+import type { ExitInfo, WireError } from '../shared/messages.ts';
+import type { ChildEnd } from './stdio-connection.ts';
 import type { StdioSpec } from '../config/types.ts';
+
+function how(exit: Pick<ExitInfo, 'code' | 'signal'>): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code ?? 'unknown'}`;
+}
+
+function hint(lastStderrLine: string): string {
+  return lastStderrLine ? `; last stderr: ${lastStderrLine.slice(0, 120)}` : '';
+}
 
 // Human wording of a child's end, with its last stderr line as a hint (sanitized later, on output).
 export function describeExit(exit: Pick<ExitInfo, 'code' | 'signal'>, when: string, lastStderrLine: string): string {
-  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? 'unknown'}`;
-  const hint = lastStderrLine ? `; last stderr: ${lastStderrLine.slice(0, 120)}` : '';
-  return `backend process ${how} ${when}${hint}`;
+  return `backend process ${exit.signal ? 'was ' : ''}${how(exit)} ${when}${hint(lastStderrLine)}`;
+}
+
+/** A child whose pipe closed (`closed its stdout`) while it kept running, and was then stopped. */
+export function describePipeClosed(pipe: string, exit: Pick<ExitInfo, 'code' | 'signal'>, when: string, lastStderrLine: string): string {
+  return `backend process ${pipe} ${when} and was stopped (${how(exit)})${hint(lastStderrLine)}`;
 }
 
 export function describeStartFailure(spec: StdioSpec, error: Error): string {
@@ -14,4 +26,11 @@ export function describeStartFailure(spec: StdioSpec, error: Error): string {
   if (code === 'EACCES') return `failed to start: permission denied: ${spec.command} (EACCES)`;
   if (code === 'ENOTDIR' || (code === 'ENOENT' && spec.cwd)) return `failed to start: working directory not usable: ${spec.cwd ?? ''}`;
   return `failed to start: ${error.message.split('\n')[0] ?? error.message}`;
+}
+
+/** A stdio connection's end as the error reported for it. */
+export function describeEnd(spec: StdioSpec, { exit, pipe }: ChildEnd, when: string, lastStderrLine: string): WireError {
+  if (exit.spawnError) return { name: 'SpawnError', message: describeStartFailure(spec, exit.spawnError) };
+  if (pipe) return { name: 'BackendPipeClosed', message: describePipeClosed(pipe, exit, when, lastStderrLine) };
+  return { name: 'BackendExited', message: describeExit(exit, when, lastStderrLine) };
 }

@@ -1,5 +1,18 @@
 import type { Readable, Writable } from 'node:stream';
-import { type JSONRPCMessage, ReadBuffer, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import { deserializeMessage, type JSONRPCMessage, ProtocolErrorCode, type RequestId, SdkError, SdkErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import { isOversized, LineReader, type OversizedLine, type ReadLine } from '../shared/line-reader.ts';
+import { oversizedMessageId, oversizedMessageText } from './oversized.ts';
+
+const EMPTY = Buffer.alloc(0);
+
+export type PipeTransportOptions = {
+  /** Names the backend in the error a request gets when its answer is too large. */
+  name: string;
+  /** Largest message accepted from the backend, bytes (`--max-message-bytes`). */
+  maxMessageBytes: number;
+  /** A message over the limit that answers no request in flight: the owner logs it. */
+  onOversized: (bytes: number) => void;
+};
 
 // An MCP transport over a child's stdin/stdout (newline-delimited JSON). It deliberately has no
 // `pid`/`stderr` accessors: the SDK then probes in place and never treats a probe timeout as a
@@ -8,24 +21,39 @@ export class PipeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
+  /**
+   * Settles with the reason when the backend's side of the pipes ends: its stdout reached EOF or
+   * failed, or its stdin broke (EPIPE). Never settles for a close() of ours.
+   */
+  readonly peerClosed: Promise<string>;
+  private endedByPeer!: (reason: string) => void;
+  private readonly reader: LineReader;
+  private readonly lines: ReadLine[] = [];
+  private next = 0;
+  // Ids of the requests sent and not yet answered: an oversized answer to one of them fails it.
+  private readonly inFlight = new Set<RequestId>();
   private closed = false;
   private deferred = false;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-  ) {}
+    private readonly options: PipeTransportOptions,
+  ) {
+    this.reader = new LineReader(options.maxMessageBytes);
+    this.peerClosed = new Promise((resolve) => (this.endedByPeer = resolve));
+  }
 
   async start(): Promise<void> {
     this.input.on('data', this.onData);
-    this.input.on('error', this.onStreamError);
-    this.input.once('close', this.onStreamClose);
-    this.output.on('error', this.onStreamError);
+    this.input.on('end', this.onInputEnd);
+    this.input.on('close', this.onInputEnd);
+    this.input.on('error', this.onInputError);
+    this.output.on('error', this.onOutputError);
   }
 
   private readonly onData = (chunk: Buffer) => {
-    this.buffer.append(chunk);
+    for (const line of this.reader.push(chunk)) this.lines.push(line);
     if (!this.deferred) this.drain();
   };
 
@@ -34,32 +62,81 @@ export class PipeTransport implements Transport {
   // a notification, the rest of the chunk waits for the next turn of the event loop.
   private drain(): void {
     this.deferred = false;
-    for (;;) {
-      if (this.closed) return;
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
+    while (!this.closed && this.next < this.lines.length) {
+      const line = this.lines[this.next]!;
+      this.lines[this.next++] = EMPTY;
+      const message = isOversized(line) ? this.oversized(line) : this.parse(line);
+      if (message === null) continue;
+      if (!('method' in message) && 'id' in message && message.id !== undefined) this.inFlight.delete(message.id);
       this.onmessage?.(message);
       if ('method' in message && !('id' in message)) {
         this.deferred = true;
         setImmediate(() => this.drain());
-        return;
+        break;
       }
+    }
+    if (this.next === this.lines.length || this.next >= 1024) {
+      this.lines.splice(0, this.next);
+      this.next = 0;
     }
   }
 
-  private readonly onStreamError = (error: Error) => this.onerror?.(error);
-  private readonly onStreamClose = () => void this.close();
+  // Lines that are not JSON are ignored (a backend printing to stdout); JSON that is not JSON-RPC is reported.
+  private parse(line: Buffer): JSONRPCMessage | null {
+    try {
+      return deserializeMessage(line.toString('utf8'));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      return null;
+    }
+  }
+
+  // An answer to a request in flight fails that request; anything else is only reported.
+  private oversized(line: OversizedLine): JSONRPCMessage | null {
+    const id = oversizedMessageId(line);
+    if (id === null || !this.inFlight.has(id)) {
+      this.options.onOversized(line.bytes);
+      return null;
+    }
+    const { name, maxMessageBytes: limit } = this.options;
+    const message = oversizedMessageText(name, line.bytes, limit);
+    return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message, data: { bytes: line.bytes, limit } } };
+  }
+
+  private readonly onInputEnd = () => this.peerEnded('closed its stdout');
+  private readonly onInputError = (error: Error) => {
+    this.onerror?.(error);
+    this.peerEnded(`stdout failed: ${error.message}`);
+  };
+  private readonly onOutputError = (error: Error) => {
+    this.onerror?.(error);
+    this.peerEnded('closed its stdin');
+  };
+
+  // Deferred a turn: a send that failed on the broken pipe rejects with its own error first,
+  // before closing fails everything in flight as "connection closed".
+  private peerEnded(reason: string): void {
+    if (this.closed) return;
+    this.endedByPeer(reason);
+    setImmediate(() => void this.close());
+  }
+
+  private track(message: JSONRPCMessage): void {
+    if (!('method' in message)) return;
+    if ('id' in message) this.inFlight.add(message.id);
+    else if (message.method === 'notifications/cancelled') this.inFlight.delete((message.params as { requestId: RequestId }).requestId);
+  }
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.closed || this.output.destroyed) return reject(new Error('the backend process is no longer accepting input'));
-      const ok = this.output.write(serializeMessage(message), (error) => (error ? reject(error) : undefined));
+      if (this.closed || this.output.destroyed || this.output.writableEnded) {
+        return reject(new SdkError(SdkErrorCode.SendFailed, 'the backend process is no longer accepting input'));
+      }
+      this.track(message);
+      // A failed write also emits 'error' on the stream, which ends the connection.
+      const ok = this.output.write(serializeMessage(message), (error) => {
+        if (error) reject(new SdkError(SdkErrorCode.SendFailed, 'the backend process is no longer accepting input', { cause: error.message }));
+      });
       if (ok) resolve();
       else this.output.once('drain', resolve);
     });
@@ -69,7 +146,18 @@ export class PipeTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.input.off('data', this.onData);
-    this.buffer.clear();
+    this.input.off('end', this.onInputEnd);
+    this.input.off('close', this.onInputEnd);
+    // The error listeners stay until release(): an error after close must not become an uncaught exception.
+    this.lines.length = 0;
+    this.inFlight.clear();
     this.onclose?.();
+  }
+
+  /** Closes and takes the last listeners off the pipes: for when the child is gone and its pipes are closed. */
+  release(): void {
+    void this.close();
+    this.input.off('error', this.onInputError);
+    this.output.off('error', this.onOutputError);
   }
 }

@@ -1,4 +1,5 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   type BackendCall,
   type CallError,
@@ -13,20 +14,31 @@ import {
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
-import { type SpawnedChild, spawnChild } from './child.ts';
-import { describeExit, describeStartFailure } from './describe.ts';
-import { LineSplitter } from './line-splitter.ts';
-import { formatStderrEntry, StderrCapture } from './stderr-capture.ts';
-import { PipeTransport } from './pipe-transport.ts';
+import type { ChildExit } from './child.ts';
+import { describeEnd } from './describe.ts';
+import { formatStderrEntry, StderrCapture, STDERR_LINES_PER_WINDOW, STDERR_WINDOW_SECONDS } from './stderr-capture.ts';
+import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
+import { rerunning } from './rerun.ts';
+import { TimeoutRun } from './call-health.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 
 type Emit = (event: WorkerEvent) => void;
 
-// How long a failed start waits for the child's exit status, which names the cause better.
-const EXIT_EXPLAINS_MS = 300;
+// Grace periods of the polite stop (close stdin, wait, SIGTERM, wait, SIGKILL) for a child this
+// runner ends by itself: one that failed its start, and one replaced by a new start.
+const FAILED_START_GRACE_MS = 500;
+const REPLACED_GRACE_MS = 500;
 type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
 
-export type RunnerOptions = { pingIntervalMs: number; pingTimeoutMs: number };
+export type RunnerOptions = {
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
+  /** Largest JSON-RPC message accepted from a stdio backend, bytes. */
+  maxMessageBytes: number;
+  /** Where stdio children are recorded for orphan cleanup; null = not recorded. */
+  stateDir: string | null;
+};
 
 function negotiation(mode: ProtocolMode) {
   if (mode === 'legacy') return { mode: 'legacy' as const };
@@ -40,19 +52,23 @@ function isAuthError(error: unknown): boolean {
 }
 
 // One backend connection: the child (stdio) or remote transport, the MCP client and its ping.
+// Each start() and stop() begins a new generation; an older start that is still awaiting sees it
+// is no longer current and touches nothing shared. A runner has at most one child at any moment.
 export class BackendRunner {
-  private child: SpawnedChild | null = null;
+  private generation = 0;
+  // The latest stdio child, from its spawn until it has been stopped completely.
+  private stdio: StdioConnection | null = null;
   private client: Client | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
-  private missedPings = 0;
   private stopping = false;
-  private lastStderrLine = '';
   private connected = false;
-  private refreshing: Promise<void> | null = null;
   private readonly inflight = new Map<number, AbortController>();
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
+  // One stderr quota per backend, so it holds across restarts, a stop and start included (decisions §7).
+  private readonly stderrLimiter = new RateLimiterMemory({ points: STDERR_LINES_PER_WINDOW, duration: STDERR_WINDOW_SECONDS });
+  private readonly timeouts = new TimeoutRun();
 
   constructor(
     private readonly spec: BackendSpec,
@@ -67,29 +83,22 @@ export class BackendRunner {
 
   /** Connects once. Never rejects: the outcome is reported as events. */
   async start(): Promise<void> {
+    const generation = ++this.generation;
     this.stopping = false;
+    this.cancelReconnect();
+    // Defence in depth: a child still alive or connecting is stopped completely first.
+    await this.endConnection(REPLACED_GRACE_MS);
+    if (generation !== this.generation) return;
+
     const at = Date.now();
-    const onChanged = () => this.refreshInventory(client);
-    const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
-    const client: Client = new Client(
-      { name: SERVICE_NAME, version: SERVICE_VERSION },
-      { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion), listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged } },
-    );
-    client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
-    client.setNotificationHandler('notifications/message', (notification) => {
-      this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
-    });
+    const client = this.newClient();
     this.client = client;
     let transport: Transport;
-    let exitDuringStart: Promise<never> | null = null;
+    let stdio: StdioConnection | null = null;
     if (this.spec.type === 'stdio') {
-      const child = this.startChild(this.spec);
-      this.emit({ type: 'connecting', at, pid: child.pid });
-      transport = new PipeTransport(child.stdout, child.stdin);
-      exitDuringStart = child.exited.then((exit) => {
-        throw exit.spawnError ? new Error(describeStartFailure(this.spec as StdioSpec, exit.spawnError)) : new Error(describeExit(exit, 'during initialize', this.lastStderrLine));
-      });
-      exitDuringStart.catch(() => undefined);
+      stdio = this.connectChild(this.spec);
+      this.emit({ type: 'connecting', at, pid: stdio.child.pid });
+      transport = stdio.transport;
     } else {
       this.emit({ type: 'connecting', at, pid: null });
       const url = new URL(this.spec.url);
@@ -99,29 +108,64 @@ export class BackendRunner {
 
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
-      await (exitDuringStart ? Promise.race([connecting, exitDuringStart]) : connecting);
+      await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
       const inventory = await this.readInventory(client);
-      if (this.stopping) return;
+      if (generation !== this.generation) return;
       this.connected = true;
       this.reconnectAttempt = 0;
       this.emit({
         type: 'connected',
         at: Date.now(),
-        pid: this.child?.pid ?? null,
+        pid: stdio?.child.pid ?? null,
         protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
         instructions: client.getInstructions() ?? null,
         inventory,
       });
-      this.watchAfterConnect(client);
+      this.watchAfterConnect(generation, client, stdio);
     } catch (error) {
-      if (this.stopping) return;
-      const { wire, exit } = await this.startError(error);
-      await this.teardown(500);
+      if (generation !== this.generation) return;
+      const { wire, exit } = await this.startError(error, stdio);
+      if (generation !== this.generation) return;
+      await this.endConnection(FAILED_START_GRACE_MS);
+      // A stop() or start() that came meanwhile wins: this attempt is no longer reported.
+      if (generation !== this.generation) return;
       const authRequired = isAuthError(error);
       this.emit({ type: 'failed', at: Date.now(), error: wire, authRequired, exit });
       // Credentials do not fix themselves: a 401 waits for a configuration change.
       if (!authRequired) this.scheduleReconnect();
     }
+  }
+
+  private newClient(): Client {
+    // A change announced while a refresh reads the lists may be missing from its answer: one more follows.
+    const onChanged = rerunning(() => this.refreshInventory(client));
+    const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
+    const client: Client = new Client(
+      { name: SERVICE_NAME, version: SERVICE_VERSION },
+      { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion), listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged } },
+    );
+    client.onerror = (error) => this.log.debug({ err: redactCredentials(error.message) }, 'MCP client error');
+    client.setNotificationHandler('notifications/message', (notification) => {
+      this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
+    });
+    return client;
+  }
+
+  private connectChild(spec: StdioSpec): StdioConnection {
+    const { maxMessageBytes, stateDir } = this.options;
+    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, capture: () => this.capture(), log: this.log });
+    this.stdio = stdio;
+    return stdio;
+  }
+
+  // Made for the first piped child after a stop; it outlives children, not a stop.
+  private capture(): StderrCapture {
+    this.stderrCapture ??= new StderrCapture({
+      emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
+      onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
+      limiter: this.stderrLimiter,
+    });
+    return this.stderrCapture;
   }
 
   // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.
@@ -136,49 +180,21 @@ export class BackendRunner {
     }, delay);
   }
 
+  private cancelReconnect(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+  }
+
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
   // broken pipe better than the pipe error the client saw first.
-  private async startError(error: unknown): Promise<{ wire: WireError; exit: ExitInfo | null }> {
-    const child = this.child;
-    if (child && this.spec.type === 'stdio') {
-      const exited = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(r, EXIT_EXPLAINS_MS, null))]);
-      if (exited) {
-        const { spawnError, ...exit } = exited;
-        const wire = spawnError
-          ? { name: 'SpawnError', message: describeStartFailure(this.spec, spawnError) }
-          : { name: 'BackendExited', message: describeExit(exited, 'during initialize', this.lastStderrLine) };
-        return { wire, exit };
-      }
+  private async startError(error: unknown, stdio: StdioConnection | null): Promise<{ wire: WireError; exit: ExitInfo | null }> {
+    if (stdio) {
+      const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
+      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, 'during initialize', stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
     if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
     return { wire, exit: null };
-  }
-
-  private startChild(spec: StdioSpec): SpawnedChild {
-    const child = spawnChild(spec);
-    this.child = child;
-    const stderr = child.stderr;
-    if (stderr) {
-      // One capture per backend, so its quota holds across restarts (decisions §7).
-      this.stderrCapture ??= new StderrCapture({
-        emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
-        onError: (error) => this.log.warn({ err: toWireError(error).message }, 'stderr capture failed'),
-      });
-      const capture = this.stderrCapture;
-      capture.setFlowControl(() => stderr.pause(), () => stderr.resume());
-      const splitter = new LineSplitter((line, truncated) => {
-        if (!line) return;
-        this.lastStderrLine = line;
-        capture.push(line, truncated);
-      });
-      stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
-      stderr.on('end', () => {
-        splitter.flush();
-        void capture.flush();
-      });
-    }
-    return child;
   }
 
   private async readInventory(client: Client): Promise<Inventory> {
@@ -195,21 +211,27 @@ export class BackendRunner {
   }
 
   // A backend announced a list change: read its lists again and report them.
-  private refreshInventory(client: Client): void {
-    this.refreshing ??= this.readInventory(client)
-      .then((inventory) => {
-        if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
-      })
-      .catch((error: unknown) => this.log.warn({ err: toWireError(error).message }, 'could not refresh the backend inventory'))
-      .finally(() => (this.refreshing = null));
+  private async refreshInventory(client: Client): Promise<void> {
+    if (this.client !== client || this.stopping) return;
+    try {
+      const inventory = await this.readInventory(client);
+      if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
+    } catch (error) {
+      this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory');
+    }
   }
 
   /** Routes one client request to the backend. Never rejects. */
   async request(call: BackendCall): Promise<CallOutcome> {
+    const outcome = await this.send(call);
+    const consecutiveTimeouts = this.timeouts.record(outcome);
+    if (consecutiveTimeouts !== null) this.emit({ type: 'callHealth', at: Date.now(), consecutiveTimeouts });
+    return outcome;
+  }
+
+  private async send(call: BackendCall): Promise<CallOutcome> {
     const client = this.client;
-    if (!client || !this.connected) {
-      return { ok: false, error: { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${this.spec.name}' is not connected` } };
-    }
+    if (!client || !this.connected) return { ok: false, error: this.notConnected() };
     const abort = new AbortController();
     this.inflight.set(call.callId, abort);
     const onprogress = (progress: ProgressParams) => this.emit({ type: 'progress', callId: call.callId, progress });
@@ -240,6 +262,10 @@ export class BackendRunner {
     this.inflight.get(callId)?.abort(new Error('cancelled by the client'));
   }
 
+  private notConnected(): CallError {
+    return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `Backend '${this.spec.name}' is not connected` };
+  }
+
   private callError(error: unknown, cancelled: boolean): CallError {
     const name = this.spec.name;
     if (cancelled) return { kind: 'cancelled', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' was cancelled` };
@@ -248,27 +274,30 @@ export class BackendRunner {
     if (code === SdkErrorCode.RequestTimeout) {
       return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' timed out after ${this.spec.requestTimeout} ms (requestTimeout)` };
     }
-    if (code === SdkErrorCode.ConnectionClosed || code === SdkErrorCode.NotConnected || code === SdkErrorCode.SendFailed) {
+    if (code === SdkErrorCode.ConnectionClosed) {
       return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${name}' disconnected during the request` };
     }
+    // The request could not be sent: the pipe broke, or the client had already lost its transport.
+    if (code === SdkErrorCode.SendFailed || code === SdkErrorCode.NotConnected || (error as Error).message === 'Not connected') return this.notConnected();
     return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${name}' failed the request: ${toWireError(error).message}` };
   }
 
-  private watchAfterConnect(client: Client): void {
-    this.missedPings = 0;
+  private watchAfterConnect(generation: number, client: Client, stdio: StdioConnection | null): void {
     this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
-    const child = this.child;
-    if (child) {
-      void child.exited.then(async (exit) => {
-        if (this.stopping || this.child !== child) return;
+    if (stdio) {
+      void stdio.ending.then(async () => {
+        if (generation !== this.generation || this.client !== client) return;
+        // Requests fail as not connected from now on, while the child is stopped.
         this.disconnected();
-        await client.close().catch(() => undefined);
-        this.emit({ type: 'exited', at: exit.at, exit: { code: exit.code, signal: exit.signal, at: exit.at, pid: exit.pid }, error: { name: 'BackendExited', message: describeExit(exit, 'unexpectedly', this.lastStderrLine) } });
-        this.child = null;
+        const end = await stdio.ended();
+        await this.endConnection(0);
+        if (generation !== this.generation) return;
+        const error = describeEnd(this.spec as StdioSpec, end, 'unexpectedly', stdio.lastStderrLine());
+        this.emit({ type: 'exited', at: end.exit.at, exit: exitInfo(end.exit), error });
       });
     } else {
       client.onclose = () => {
-        if (this.stopping) return;
+        if (generation !== this.generation || this.client !== client) return;
         this.disconnected();
         this.emit({ type: 'failed', at: Date.now(), error: { name: 'ConnectionClosed', message: 'the connection to the remote backend closed' }, authRequired: false, exit: null });
         this.scheduleReconnect();
@@ -281,40 +310,79 @@ export class BackendRunner {
       // The 2026-07-28 era has no `ping`; `server/discover` is its cheap round trip.
       const options = { timeout: this.options.pingTimeoutMs };
       await (client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options));
-      this.missedPings = 0;
       this.emit({ type: 'ping', at: Date.now(), ok: true, error: null });
     } catch (error) {
       if (this.stopping) return;
-      this.missedPings++;
       this.emit({ type: 'ping', at: Date.now(), ok: false, error: toWireError(error) });
     }
   }
 
   private disconnected(): void {
     this.connected = false;
-    this.clearPing();
-  }
-
-  private clearPing(): void {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
   }
 
-  private async teardown(graceMs: number): Promise<void> {
+  // Closes the client and stops the child with `graceMs` (see child.ts); resolves once the child
+  // and its process group are gone. Concurrent calls share the child's one stop.
+  private async endConnection(graceMs: number): Promise<void> {
     this.disconnected();
     const client = this.client;
-    const child = this.child;
+    const stdio = this.stdio;
     this.client = null;
-    this.child = null;
     await client?.close().catch(() => undefined);
-    await child?.stop(graceMs);
+    if (!stdio) return;
+    await stdio.child.stop(graceMs);
+    if (this.stdio === stdio) this.stdio = null;
   }
 
   /** Stops the backend: the child gets `graceMs` after stdin closes, then SIGTERM, then SIGKILL. */
   async stop(graceMs: number): Promise<void> {
+    const generation = ++this.generation;
     this.stopping = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    await this.teardown(graceMs);
-    this.emit({ type: 'stopped', at: Date.now() });
+    this.cancelReconnect();
+    await this.endConnection(graceMs);
+    if (generation !== this.generation) return;
+    await this.closeCapture();
+    if (generation === this.generation) this.emit({ type: 'stopped', at: Date.now() });
   }
+
+  /**
+   * For a worker that is failing: SIGKILL to the child's process group at once; resolves with the
+   * child's exit once it has been reaped (null without a child). Nothing is reported.
+   */
+  async kill(): Promise<ExitInfo | null> {
+    this.generation++;
+    this.stopping = true;
+    this.cancelReconnect();
+    this.disconnected();
+    const stdio = this.stdio;
+    if (!stdio) return null;
+    await stdio.child.kill();
+    return exitInfo(await stdio.child.exited);
+  }
+
+  // Pending summaries are logged now, then the capture's ticker stops.
+  private async closeCapture(): Promise<void> {
+    const capture = this.stderrCapture;
+    this.stderrCapture = null;
+    if (!capture) return;
+    await capture.flush();
+    capture.close();
+  }
+}
+
+function exitInfo({ code, signal, at, pid }: ChildExit): ExitInfo {
+  return { code, signal, at, pid };
+}
+
+// The child exited (or never spawned), or closed a pipe, before the connect completed.
+class ChildEndedError extends Error {
+  constructor() {
+    super('the backend process ended during initialize');
+  }
+}
+
+function childEnded(): never {
+  throw new ChildEndedError();
 }

@@ -4,11 +4,11 @@
 // pipe only when the capture's own queue exceeds 1 MiB.
 //
 // Cost per line in a flood: one string comparison with the previous line and, while the quota is
-// exhausted, one clock read and a counter increment. Dropped lines are never sanitized, never
+// exhausted, one clock read and a counter increment. Dropped lines are never redacted, never
 // matched by a regex and never reach the limiter; a line that has to wait for a limiter answer
 // costs one queue entry.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { sanitize } from '../shared/sanitize.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 import { MAX_LINE_BYTES } from './line-splitter.ts';
 
 export const STDERR_LINES_PER_WINDOW = 20;
@@ -21,7 +21,10 @@ export const STDERR_MAX_REPEATED_TEXTS = 20;
 /** Bytes counted per queued line on top of its length (the entry object itself). */
 const ENTRY_OVERHEAD = 64;
 
-/** What the capture asks its owner to log. `text` is already sanitized. */
+/**
+ * What the capture asks its owner to log. `text` has its credentials redacted; paths, URLs and
+ * addresses stay: the log is the operator's (decisions §4).
+ */
 export type StderrEntry =
   | { kind: 'line'; text: string; truncated: boolean }
   | { kind: 'repeated'; text: string; count: number }
@@ -126,7 +129,7 @@ export class StderrCapture {
   private lastLine: string | null = null;
   private lastTruncated = false;
 
-  // The run of the last decided line: whether its first line was logged, its sanitized text,
+  // The run of the last decided line: whether its first line was logged, its redacted text,
   // and the repeats not yet summarized.
   private runLogged = false;
   private runText = '';
@@ -238,7 +241,7 @@ export class StderrCapture {
         this.dequeue(entry);
         this.endRun();
         if (allowed) {
-          const text = sanitize(entry.line, MAX_LINE_BYTES);
+          const text = redactCredentials(entry.line, MAX_LINE_BYTES);
           this.runLogged = true;
           this.runText = text;
           this.runCount = entry.repeats;

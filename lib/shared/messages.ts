@@ -68,6 +68,9 @@ export type WorkerEvent = Versioned<
   | { type: 'callHealth'; at: number; consecutiveTimeouts: number }
 >;
 
+/** `--max-message-bytes` when the service passes none. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /** What the worker receives at start in `workerData`. */
 export type BackendWorkerData = {
   spec: BackendSpec;

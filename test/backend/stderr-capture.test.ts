@@ -276,19 +276,25 @@ test('stderr-capture :: the truncated flag is passed through', async () => {
   capture.close();
 });
 
-test('stderr-capture :: logged lines and repeated summaries are sanitized', async () => {
+test('stderr-capture :: logged lines and repeated summaries have credentials redacted, paths and addresses kept', async () => {
   const { capture, take } = setup();
   capture.push('auth failed token=abc', false);
   capture.push('\x1b[31mconnect to postgres://admin:hunter2@db.internal:5432 failed', false);
   capture.push('password=hunter2', false);
   capture.push('password=hunter2', false);
+  capture.push('cannot read /home/app/.config/tool/settings.json: EACCES', false);
+  capture.push('listening on 10.1.2.3:8080 and https://api.example.com/v1', false);
   await capture.idle();
   await capture.flush();
   const entries = take();
-  assert.equal(entries[0], line('auth failed token=[REDACTED]'));
-  assert.equal(entries[1], line('connect to [URL] failed'));
-  assert.equal(entries[2], line('password=[REDACTED]'));
-  assert.equal(entries[3], repeated('password=[REDACTED]', 1));
+  assert.equal(entries, [
+    line('auth failed token=[REDACTED]'),
+    line('connect to postgres://[REDACTED]@db.internal:5432 failed'),
+    line('password=[REDACTED]'),
+    line('cannot read /home/app/.config/tool/settings.json: EACCES'),
+    line('listening on 10.1.2.3:8080 and https://api.example.com/v1'),
+    repeated('password=[REDACTED]', 1),
+  ]);
   assert.not.ok(JSON.stringify(entries).includes('hunter2'));
   capture.close();
 });

@@ -1,0 +1,128 @@
+// One stdio child as the runner connects to it: spawned in its own process group, recorded for
+// orphan cleanup when there is a state directory, its stderr fed to the backend's capture, and an
+// MCP transport on its stdout and stdin. Once its exit has been seen, its record is removed and
+// the listeners on its streams are taken off.
+import type { Readable } from 'node:stream';
+import type { StdioSpec } from '../config/types.ts';
+import { forgetChild, procStartTime, recordChild } from '../shared/child-records.ts';
+import type { Logger } from '../shared/logger.ts';
+import { toWireError } from '../shared/messages.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
+import { type ChildExit, type SpawnedChild, spawnChild } from './child.ts';
+import { LineSplitter } from './line-splitter.ts';
+import { PipeTransport } from './pipe-transport.ts';
+import type { StderrCapture } from './stderr-capture.ts';
+
+// How long an ending waits for the child's exit status, which names the cause better.
+const EXIT_EXPLAINS_MS = 300;
+// The polite stop's grace for a child that keeps running without its pipes.
+const BROKEN_PIPE_GRACE_MS = 1_000;
+
+/** How a child's connection ended: it exited (or never spawned), or a pipe closed (`pipe`) and it was stopped. */
+export type ChildEnd = { exit: ChildExit; pipe: string | null };
+
+export type StdioConnection = {
+  child: SpawnedChild;
+  transport: PipeTransport;
+  /** The child's last stderr line: a hint for the messages about its end. */
+  lastStderrLine: () => string;
+  /** Settles at the first sign of the end: the child exited, or closed a pipe (stdout EOF, a broken stdin). */
+  ending: Promise<void>;
+  /**
+   * Waits until the child is gone and says how it ended. The pipes of a child on its way out close
+   * a moment before its exit is seen; a child that keeps running without them is stopped.
+   */
+  ended: () => Promise<ChildEnd>;
+  /** The child's exit if it comes within a moment, else null. */
+  exitSoon: () => Promise<ChildExit | null>;
+};
+
+export type StdioOptions = {
+  maxMessageBytes: number;
+  stateDir: string | null;
+  /** The backend's stderr capture, which outlives its children. */
+  capture: () => StderrCapture;
+  log: Logger;
+};
+
+export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConnection {
+  const { log, stateDir, maxMessageBytes } = options;
+  const child = spawnChild(spec);
+  const pid = child.pid;
+  if (stateDir !== null && pid !== null && record(stateDir, spec, pid, log)) {
+    void child.exited.then(() => {
+      try {
+        forgetChild(stateDir, pid);
+      } catch (error) {
+        log.warn({ err: redactCredentials(toWireError(error).message), pid }, 'could not remove the child record');
+      }
+    });
+  }
+  let lastLine = '';
+  const unwire = child.stderr ? wireStderr(child.stderr, options.capture(), (line) => (lastLine = line)) : () => undefined;
+  const transport = new PipeTransport(child.stdout, child.stdin, {
+    name: spec.name,
+    maxMessageBytes,
+    onOversized: (bytes) => log.warn({ bytes, limit: maxMessageBytes }, 'skipped a message from the backend over the size limit'),
+  });
+  // The exit is seen after the pipes closed (execa waits for them): nothing more comes from them.
+  void child.exited.then(() => {
+    unwire();
+    transport.release();
+  });
+  const exitSoon = () => Promise.race([child.exited, new Promise<null>((resolve) => setTimeout(resolve, EXIT_EXPLAINS_MS, null))]);
+  let end: Promise<ChildEnd> | null = null;
+  const ended = async (): Promise<ChildEnd> => {
+    const pipe = await Promise.race([child.exited.then(() => null), transport.peerClosed]);
+    const exit = pipe === null ? await child.exited : await exitSoon();
+    if (exit) return { exit, pipe: null };
+    await child.stop(BROKEN_PIPE_GRACE_MS);
+    return { exit: await child.exited, pipe };
+  };
+  return {
+    child,
+    transport,
+    lastStderrLine: () => lastLine,
+    ending: Promise.race([child.exited, transport.peerClosed]).then(() => undefined),
+    ended: () => (end ??= ended()),
+    exitSoon,
+  };
+}
+
+// Synchronously, right after the spawn, so a crash of the service a moment later leaves a record.
+// Without /proc (not Linux) there is no start time to tell the child from a later process: no record.
+function record(stateDir: string, spec: StdioSpec, pid: number, log: Logger): boolean {
+  const startTime = procStartTime(pid);
+  if (startTime === null) return false;
+  try {
+    recordChild(stateDir, { pid, startTime, backend: spec.name, servicePid: process.pid, command: spec.command, recordedAt: new Date().toISOString() });
+    return true;
+  } catch (error) {
+    log.warn({ err: redactCredentials(toWireError(error).message), pid }, 'could not record the child for orphan cleanup');
+    return false;
+  }
+}
+
+// Feeds a child's stderr to the capture line by line; returns what takes the listeners off again.
+function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string) => void): () => void {
+  capture.setFlowControl(
+    () => stderr.pause(),
+    () => stderr.resume(),
+  );
+  const splitter = new LineSplitter((line, truncated) => {
+    if (!line) return;
+    onLine(line);
+    capture.push(line, truncated);
+  });
+  const onData = (chunk: Buffer) => splitter.push(chunk);
+  const onEnd = () => {
+    splitter.flush();
+    void capture.flush();
+  };
+  stderr.on('data', onData);
+  stderr.once('end', onEnd);
+  return () => {
+    stderr.off('data', onData);
+    stderr.off('end', onEnd);
+  };
+}

@@ -1,0 +1,52 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { StderrCapture } from '../../lib/backend/stderr-capture.ts';
+import { harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
+
+// Counts the captures closed while a test runs (the capture's ticker is internal to it).
+function closedCaptures(): { count: () => number; restore: () => void } {
+  const close = StderrCapture.prototype.close;
+  let count = 0;
+  StderrCapture.prototype.close = function (this: StderrCapture) {
+    count++;
+    close.call(this);
+  };
+  return { count: () => count, restore: () => (StderrCapture.prototype.close = close) };
+}
+
+test('runner capture :: stop() emits the pending stderr summaries and closes the capture', async () => {
+  const closed = closedCaptures();
+  const h = harness(stdioSpec('chatty', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_STDERR_REPEAT: '5' } }));
+  try {
+    await h.runner.start();
+    await h.next('connected');
+    for (let i = 0; i < 300 && !h.logs.some((l) => l.msg === 'fixture repeated line'); i++) await new Promise((r) => setTimeout(r, 10));
+    await h.runner.stop(500);
+    assert.is(closed.count(), 1);
+    const stderr = h.logs.filter((l) => l.stream === 'stderr').map((l) => l.msg);
+    assert.equal(stderr, ['fixture repeated line', 'repeated 4 times: fixture repeated line'], 'summarized at the stop, not at a later tick');
+  } finally {
+    closed.restore();
+    await h.close();
+  }
+});
+
+test('runner capture :: the quota holds across a stop and a new start', async () => {
+  const h = harness(stdioSpec('chatty', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_STDERR_LINES: '15' } }));
+  const lines = () => h.logs.filter((l) => l.stream === 'stderr' && /^fixture stderr line/.test(l.msg)).length;
+  try {
+    await h.runner.start();
+    await h.next('connected');
+    for (let i = 0; i < 300 && lines() < 15; i++) await new Promise((r) => setTimeout(r, 10));
+    await h.runner.stop(500);
+    await h.runner.start();
+    await h.next('connected', () => true, h.events.length - 1);
+    await h.runner.stop(500);
+    assert.is(lines(), 20, '20 lines per window for the backend, not per child');
+    assert.ok(h.logs.some((l) => l.msg === 'suppressed 10 lines'), JSON.stringify(h.logs.map((l) => l.msg)));
+  } finally {
+    await h.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,79 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BackendCall } from '../../lib/shared/messages.ts';
+import { backendFixture, bounded, harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
+
+let nextCallId = 1;
+const call = (name: string, args: Record<string, unknown> = {}): BackendCall => ({ callId: nextCallId++, method: 'tools/call', params: { name, arguments: args }, wantsProgress: false });
+const slowSpec = () => stdioSpec('slow', backendFixture('initializes-slowly.mjs'));
+const types = (events: { type: string }[]) => events.map((e) => e.type);
+
+test('runner start :: a start while another connects: the first child is gone before the next is spawned, only the last connects', async () => {
+  const h = harness(slowSpec());
+  try {
+    const first = h.runner.start();
+    await h.next('connecting');
+    const second = h.runner.start();
+    await bounded(Promise.all([first, second]), 'both starts');
+    assert.equal(types(h.events), ['connecting', 'connecting', 'connected']);
+    assert.equal(h.overlaps, [[]], 'one child at a time');
+    const [, latest] = h.pids();
+    const connected = await h.next('connected');
+    assert.is(connected.pid, latest);
+    const answer = await h.runner.request(call('pid'));
+    assert.equal(answer.ok && answer.result.content, [{ type: 'text', text: String(latest) }]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: stop then start while the first start still awaits its connect: the stale start touches nothing', async () => {
+  const h = harness(slowSpec());
+  try {
+    const first = h.runner.start();
+    await h.next('connecting');
+    const stopped = h.runner.stop(200);
+    const second = h.runner.start();
+    await bounded(Promise.all([first, stopped, second]), 'start, stop, start');
+    // The stop was overtaken by the start: only the start reports.
+    assert.equal(types(h.events), ['connecting', 'connecting', 'connected']);
+    assert.equal(h.overlaps, [[]]);
+    const latest = h.pids()[1];
+    const answer = await h.runner.request(call('pid'));
+    assert.equal(answer.ok && answer.result.content, [{ type: 'text', text: String(latest) }], 'the new child still serves');
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: a stop during a start wins: nothing is reported after stopped', async () => {
+  const h = harness(slowSpec());
+  try {
+    const started = h.runner.start();
+    await h.next('connecting');
+    await bounded(Promise.all([h.runner.stop(200), started]), 'start and stop');
+    assert.equal(types(h.events), ['connecting', 'stopped']);
+    assert.equal(h.pids().filter((pid) => h.overlaps.flat().includes(pid)), []);
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: a start while connected stops the connected child completely before spawning', async () => {
+  const h = harness(stdioSpec('plain', STDIO_SERVER));
+  try {
+    await h.runner.start();
+    const before = await h.next('connected');
+    await bounded(h.runner.start(), 'the second start');
+    assert.equal(types(h.events), ['connecting', 'connected', 'connecting', 'connected']);
+    assert.equal(h.overlaps, [[]], 'the connected child was gone before the next spawn');
+    const after = h.events[3]!;
+    assert.ok(after.type === 'connected' && after.pid !== before.pid);
+    const answer = await h.runner.request(call('echo', { text: 'new' }));
+    assert.equal(answer.ok && answer.result.content, [{ type: 'text', text: 'new' }]);
+  } finally {
+    await h.close();
+  }
+});
+
+test.run();
