@@ -2,10 +2,10 @@
 // The `agent` command line: parses, calls lib/, prints, and sets the exit code.
 import sade from 'sade';
 import { readMcpCommandLine } from '../lib/cli/command-line.ts';
-import { type CommandResult, type LocationFlags, reloadCommand, restartCommand, type StatusFlags, statusCommand, usage } from '../lib/cli/mcp-commands.ts';
+import type { CommandResult, LocationFlags, StatusFlags } from '../lib/cli/mcp-commands.ts';
 import { commandName, MCP_COMMANDS, synopsis } from '../lib/cli/mcp-grammar.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
-import { type ToolsEditFlags, type ToolsListFlags, toolsEditCommand, toolsListCommand } from '../lib/cli/tools-commands.ts';
+import type { ToolsEditFlags, ToolsListFlags } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/main/serve.ts';
 import { SERVICE_VERSION } from '../lib/shared/version.ts';
 
@@ -39,6 +39,11 @@ prog
   .option('--allowed-origins', 'Comma-separated browser origins admitted besides the service\'s own, or * (AGENT_ALLOWED_ORIGINS)')
   .option('--initial-wait', 'At start, how long MCP requests wait for every backend\'s first connection attempt, ms (AGENT_INITIAL_WAIT)', 10000)
   .option('--allowed-hosts', 'Comma-separated Host names admitted besides the loopback names, or * (AGENT_ALLOWED_HOSTS)')
+  .option('--max-message-bytes', 'Largest JSON-RPC message in any direction, bytes (AGENT_MAX_MESSAGE_BYTES)', 16777216)
+  .option('--max-sessions', '2025 and SSE client sessions kept at most (AGENT_MAX_SESSIONS)', 1000)
+  .option('--mcp-workers', 'Worker threads serving MCP clients (AGENT_MCP_WORKERS)', 1)
+  .option('--worker-nice', 'Nice value (0-19) of MCP workers, backend workers and backend processes (AGENT_WORKER_NICE)', 10)
+  .option('--state-dir', 'Directory for writable state: backups, control socket, child records (AGENT_STATE_DIR); default the configuration directory')
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
     const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));
@@ -80,14 +85,17 @@ function finish(result: CommandResult): never {
 }
 
 // `agent mcp ...`: registered from the command table (lib/cli/mcp-grammar.ts); sade passes the
-// positional arguments, then the flags.
+// positional arguments, then the flags. The commands are loaded when run: `agent serve` never
+// loads them (they validate configuration with zod, which stays off the service's main thread).
+const mcp = () => import('../lib/cli/mcp-commands.ts');
+const tools = () => import('../lib/cli/tools-commands.ts');
 const MCP_ACTIONS: Record<string, (args: (string | undefined)[], flags: Record<string, unknown>) => Promise<CommandResult>> = {
-  'mcp status': ([server], flags) => statusCommand(server, flags as StatusFlags),
-  'mcp restart': ([server], flags) => restartCommand(server!, flags as LocationFlags),
-  'mcp reload': (_, flags) => reloadCommand(flags as LocationFlags),
-  'mcp tools list': ([server], flags) => toolsListCommand(server!, flags as ToolsListFlags),
-  'mcp tools disable': ([server, tool], flags) => toolsEditCommand('disable', server!, tool!, flags as ToolsEditFlags),
-  'mcp tools enable': ([server, tool], flags) => toolsEditCommand('enable', server!, tool!, flags as LocationFlags),
+  'mcp status': async ([server], flags) => (await mcp()).statusCommand(server, flags as StatusFlags),
+  'mcp restart': async ([server], flags) => (await mcp()).restartCommand(server!, flags as LocationFlags),
+  'mcp reload': async (_, flags) => (await mcp()).reloadCommand(flags as LocationFlags),
+  'mcp tools list': async ([server], flags) => (await tools()).toolsListCommand(server!, flags as ToolsListFlags),
+  'mcp tools disable': async ([server, tool], flags) => (await tools()).toolsEditCommand('disable', server!, tool!, flags as ToolsEditFlags),
+  'mcp tools enable': async ([server, tool], flags) => (await tools()).toolsEditCommand('enable', server!, tool!, flags as LocationFlags),
 };
 for (const command of MCP_COMMANDS) {
   const run = MCP_ACTIONS[commandName(command)]!;
@@ -103,7 +111,7 @@ for (const command of MCP_COMMANDS) {
 // sade has no command groups and is lenient with arguments: `agent mcp ...` lines are checked first.
 const mcpLine = readMcpCommandLine(process.argv.slice(2));
 if (mcpLine?.kind === 'help') finish({ code: 0, stdout: mcpLine.text, stderr: '' });
-if (mcpLine?.kind === 'usage') finish(usage(mcpLine.message, mcpLine.help));
+if (mcpLine?.kind === 'usage') finish({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${mcpLine.message}\nRun \`${mcpLine.help}\` for usage.\n` });
 
 prog.parse(mcpLine ? [...process.argv.slice(0, 2), ...mcpLine.argv] : process.argv, {
   ...(mcpLine ? { boolean: mcpLine.boolean, string: mcpLine.string } : {}),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 await build({
   absWorkingDir: root,
-  entryPoints: { backend: 'workers/backend.ts' },
+  entryPoints: { backend: 'workers/backend.ts', hub: 'workers/hub.ts', config: 'workers/config.ts', tokens: 'workers/tokens.ts' },
   outdir: 'build/workers',
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -17,6 +17,9 @@ await build({
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // Loaded from node_modules: jsonc-parser's entry is a UMD module that requires its parts by
+  // computed paths, and piscina finds its own worker file next to itself.
+  external: ['jsonc-parser', 'piscina'],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);" },
 });

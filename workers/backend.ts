@@ -1,43 +1,72 @@
-// Worker entry: one backend per worker thread (decisions §1). Events go to the main thread on
-// parentPort; the main thread's requests arrive over comlink on the port passed in workerData.
+// Worker entry: one backend per worker thread (decisions §1). State events go to the main thread
+// on parentPort; calls, their progress and the backend's lists go to and from the hubs over the
+// direct channels the main thread hands over (attachHub); the main thread's own requests arrive
+// over comlink on the port passed in workerData.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { type BackendApi, type BackendWorkerData, DEFAULT_MAX_MESSAGE_BYTES, toWireError, type WorkerEvent } from '../lib/shared/messages.ts';
+import type { Inventory } from '../lib/shared/messages/calls.ts';
+import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, toWireError, type WorkerEvent } from '../lib/shared/messages/state-events.ts';
 import { createLogger } from '../lib/shared/logger.ts';
+import { lowerThreadPriority } from '../lib/shared/priority.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
+import { HubPorts } from '../lib/backend/hub-ports.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
 import { failWorker } from '../lib/backend/worker-failure.ts';
 
 const data = workerData as BackendWorkerData;
 if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');
 const port = parentPort;
-// Counted, so a call's outcome can say how many events precede it (see CallOutcome.eventSeq).
-let emitted = 0;
-const emit = (event: WorkerEvent) => {
-  emitted++;
-  port.postMessage(event);
-};
 const log = createLogger(data.log.level, data.log.format).child({ backend: data.spec.name });
-const runner = new BackendRunner(data.spec, emit, log, {
+// Backends run below the probe path; the child spawned from this thread inherits the priority.
+const priority = lowerThreadPriority(data.nice ?? 0);
+if (!priority.applied && (data.nice ?? 0) > 0) log.debug({ nice: data.nice }, `backend worker priority not lowered: ${priority.reason}`);
+
+const toMain = (event: WorkerEvent) => port.postMessage(event);
+let inventory: Inventory | null = null;
+let runner: BackendRunner;
+const hubs = new HubPorts({ request: (call) => runner.request(call), cancel: (callId) => runner.cancel(callId) });
+
+// The runner's events: lists and calls to the hubs, state (with counts) to the main thread.
+const emit = (event: RunnerEvent) => {
+  switch (event.type) {
+    case 'connected':
+      inventory = event.inventory;
+      hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory });
+      return toMain({ v: 1, type: 'connected', at: event.at, pid: event.pid, protocolVersion: event.protocolVersion, counts: countsOf(event.inventory) });
+    case 'inventory':
+      inventory = event.inventory;
+      hubs.inventory(event.inventory);
+      return toMain({ v: 1, type: 'inventory', counts: countsOf(event.inventory) });
+    case 'progress':
+      return hubs.progress(event.callId, event.progress);
+    case 'backendLog':
+      // No single hub with calls in flight here: the message is for the service log only.
+      if (!hubs.backendLog(event.params)) log.info({ level: event.params.level, logger: event.params.logger, data: event.params.data }, 'backend log message');
+      return;
+    case 'failed':
+    case 'exited':
+    case 'stopped':
+      hubs.disconnected();
+      return toMain(event);
+    default:
+      return toMain(event);
+  }
+};
+
+runner = new BackendRunner(data.spec, emit, log, {
   pingIntervalMs: data.pingIntervalMs,
   pingTimeoutMs: data.pingTimeoutMs,
   maxMessageBytes: data.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
   stateDir: data.stateDir ?? null,
+  nice: data.nice ?? 0,
 });
 
 const api: BackendApi = {
   start: () => runner.start(),
   stop: (options) => runner.stop(options.graceMs),
-  request: async (call) => ({ ...(await runner.request(call)), eventSeq: emitted }),
-  cancel: (callId) => runner.cancel(callId),
-  injectFault: (kind) => {
-    // Out of band, so the call itself returns: a library calling process.exit, or an uncaught error.
-    setImmediate(() => {
-      if (kind === 'worker-exit') process.exit(70);
-      throw new Error('injected fault: uncaught error in the backend worker');
-    });
-  },
+  attachHub: (hub, hubPort) => hubs.attach(hub, hubPort),
+  inventory: () => inventory,
 };
 
 // A thread that fails anyway ends its child first and waits until the child is reaped (see
@@ -55,4 +84,4 @@ process.on('unhandledRejection', (reason) => {
 });
 
 Comlink.expose(api, nodeEndpoint(data.api));
-emit({ v: 1, type: 'ready' });
+toMain({ v: 1, type: 'ready', tid: priority.applied ? priority.tid : null });

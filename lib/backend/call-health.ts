@@ -1,4 +1,4 @@
-import type { CallOutcome } from '../shared/messages.ts';
+import type { CallOutcome } from '../shared/messages/calls.ts';
 
 /**
  * The run of routed calls that timed out in a row (three is a critical error, decisions §3). A

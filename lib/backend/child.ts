@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
-import type { ExitInfo } from '../shared/messages.ts';
+import type { ExitInfo } from '../shared/messages/state-events.ts';
 import type { StdioSpec } from '../config/types.ts';
 import { groupGone, killTree, signalGroup } from './process-tree.ts';
 

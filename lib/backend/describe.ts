@@ -1,4 +1,4 @@
-import type { ExitInfo, WireError } from '../shared/messages.ts';
+import type { ExitInfo, WireError } from '../shared/messages/state-events.ts';
 import type { ChildEnd } from './stdio-connection.ts';
 import type { StdioSpec } from '../config/types.ts';
 

@@ -1,16 +1,7 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import {
-  type BackendCall,
-  type CallError,
-  type CallOutcome,
-  type ExitInfo,
-  type Inventory,
-  type ProgressParams,
-  toWireError,
-  type WireError,
-  type WorkerEvent,
-} from '../shared/messages.ts';
+import { type BackendCall, type CallError, type CallOutcome, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
+import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
@@ -23,13 +14,13 @@ import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
-type Emit = (event: WorkerEvent) => void;
+type Emit = (event: RunnerEvent) => void;
 
 // Grace periods of the polite stop (close stdin, wait, SIGTERM, wait, SIGKILL) for a child this
 // runner ends by itself: one that failed its start, and one replaced by a new start.
 const FAILED_START_GRACE_MS = 500;
 const REPLACED_GRACE_MS = 500;
-type EventBody = WorkerEvent extends infer E ? (E extends WorkerEvent ? Omit<E, 'v'> : never) : never;
+type EventBody = RunnerEvent extends infer E ? (E extends RunnerEvent ? Omit<E, 'v'> : never) : never;
 
 export type RunnerOptions = {
   pingIntervalMs: number;
@@ -38,6 +29,8 @@ export type RunnerOptions = {
   maxMessageBytes: number;
   /** Where stdio children are recorded for orphan cleanup; null = not recorded. */
   stateDir: string | null;
+  /** Nice value of a stdio child (it also inherits the worker thread's). */
+  nice?: number;
 };
 
 function negotiation(mode: ProtocolMode) {
@@ -78,7 +71,7 @@ export class BackendRunner {
   ) {}
 
   private emit(event: EventBody): void {
-    this.emitEvent({ v: 1, ...event } as WorkerEvent);
+    this.emitEvent({ v: 1, ...event } as RunnerEvent);
   }
 
   /** Connects once. Never rejects: the outcome is reported as events. */
@@ -152,8 +145,8 @@ export class BackendRunner {
   }
 
   private connectChild(spec: StdioSpec): StdioConnection {
-    const { maxMessageBytes, stateDir } = this.options;
-    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, capture: () => this.capture(), log: this.log });
+    const { maxMessageBytes, stateDir, nice = 0 } = this.options;
+    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.capture(), log: this.log });
     this.stdio = stdio;
     return stdio;
   }

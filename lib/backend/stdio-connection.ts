@@ -5,8 +5,9 @@
 import type { Readable } from 'node:stream';
 import type { StdioSpec } from '../config/types.ts';
 import { forgetChild, procStartTime, recordChild } from '../shared/child-records.ts';
+import { lowerProcessPriority } from '../shared/priority.ts';
 import type { Logger } from '../shared/logger.ts';
-import { toWireError } from '../shared/messages.ts';
+import { toWireError } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 import { type ChildExit, type SpawnedChild, spawnChild } from './child.ts';
 import { LineSplitter } from './line-splitter.ts';
@@ -40,6 +41,8 @@ export type StdioConnection = {
 export type StdioOptions = {
   maxMessageBytes: number;
   stateDir: string | null;
+  /** The child runs at this nice value (below the probe path). */
+  nice?: number;
   /** The backend's stderr capture, which outlives its children. */
   capture: () => StderrCapture;
   log: Logger;
@@ -49,6 +52,8 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
   const { log, stateDir, maxMessageBytes } = options;
   const child = spawnChild(spec);
   const pid = child.pid;
+  // The child inherited the worker thread's priority at fork; this makes it explicit.
+  if (pid !== null && options.nice) lowerProcessPriority(pid, options.nice);
   if (stateDir !== null && pid !== null && record(stateDir, spec, pid, log)) {
     void child.exited.then(() => {
       try {

@@ -2,7 +2,7 @@
 // process.exit()). Its child is killed and reaped first: libuv reaps a child only while the
 // thread that spawned it runs its loop, so a thread that went at once would leave a zombie, or a
 // live child nobody supervises. Then the main thread is told why, and the thread exits for real.
-import type { ExitInfo, WorkerEvent } from '../shared/messages.ts';
+import type { ExitInfo, RunnerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
 // A child that cannot be reaped in this time (stuck in the kernel) does not keep the thread.
@@ -13,7 +13,7 @@ export type Failure = { reason: string; stack?: string | undefined; code: number
 export type FailureDeps = {
   /** SIGKILL the child's group; resolves with its exit once reaped (null without a child). */
   kill: () => Promise<ExitInfo | null>;
-  emit: (event: WorkerEvent) => void;
+  emit: (event: RunnerEvent) => void;
   /** The real process.exit of the thread. */
   exit: (code: number) => void;
 };

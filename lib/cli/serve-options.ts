@@ -3,6 +3,9 @@ import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../main/h
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.ts';
 import { parseExemptList } from '../main/health/rate-limit.ts';
 
+/** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
+export const DEFAULT_WORKER_NICE = 10;
+
 export class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -31,6 +34,16 @@ export type ServeOptions = {
   allowedHosts: string[];
   /** At start, how long requests wait for every backend's first connection attempt, ms (0 = not at all). */
   initialWait: number;
+  /** Largest JSON-RPC message in any direction, bytes (stdin lines, MCP request bodies, backend lines). */
+  maxMessageBytes: number;
+  /** 2025 and SSE sessions kept at most (over every hub). */
+  maxSessions: number;
+  /** Hubs (MCP face worker threads). */
+  mcpWorkers: number;
+  /** Nice value of hubs, backend workers and backend children (0-19; the main thread keeps its own). */
+  workerNice: number;
+  /** Writable state (backups, socket, child records): default the configuration directory. */
+  stateDir: string | undefined;
 };
 
 type Raw = Record<string, unknown>;
@@ -126,6 +139,11 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     allowedOrigins: origins(pick(flags, env, 'allowed-origins', 'AGENT_ALLOWED_ORIGINS')),
     allowedHosts: hosts(pick(flags, env, 'allowed-hosts', 'AGENT_ALLOWED_HOSTS')),
     initialWait: integer(pick(flags, env, 'initial-wait', 'AGENT_INITIAL_WAIT'), 10_000, 0, 600_000),
+    maxMessageBytes: integer(pick(flags, env, 'max-message-bytes', 'AGENT_MAX_MESSAGE_BYTES'), 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxSessions: integer(pick(flags, env, 'max-sessions', 'AGENT_MAX_SESSIONS'), 1000, 1, 1_000_000),
+    mcpWorkers: integer(pick(flags, env, 'mcp-workers', 'AGENT_MCP_WORKERS'), 1, 1, 64),
+    workerNice: integer(pick(flags, env, 'worker-nice', 'AGENT_WORKER_NICE'), DEFAULT_WORKER_NICE, 0, 19),
+    stateDir: text(pick(flags, env, 'state-dir', 'AGENT_STATE_DIR')),
   };
   if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;

@@ -10,29 +10,12 @@ import { parseJsonStrict } from './parse-json.ts';
 import type { ConfigLocation } from './paths.ts';
 import type { LoadedConfig } from './types.ts';
 
-export const EMPTY_CONFIG_TEXT = '{\n  "mcpServers": {}\n}\n';
+export { EMPTY_CONFIG_TEXT, ensureConfigFile } from './ensure.ts';
 
 export type LoadOutcome =
   /** `fingerprint` identifies the content of mcp.json and its `.env`, to skip no-op reloads. */
   | { ok: true; config: LoadedConfig; fingerprint: string }
   | { ok: false; problems: ConfigProblem[] };
-
-// Creates the directory and an empty valid mcp.json when the file does not exist (decisions §2).
-export async function ensureConfigFile(location: ConfigLocation): Promise<boolean> {
-  try {
-    await fs.access(location.file);
-    return false;
-  } catch {
-    await fs.mkdir(path.dirname(location.file), { recursive: true });
-    try {
-      await fs.writeFile(location.file, EMPTY_CONFIG_TEXT, { flag: 'wx' });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
-    }
-  }
-}
 
 function readFailure(file: string, error: unknown): ConfigProblem {
   const code = (error as NodeJS.ErrnoException).code ?? 'EIO';

@@ -10,8 +10,9 @@ const INHERITED_WHEN_MISSING = [
   'restartOnExit',
   'maxRestarts',
   'restartDelay',
+  'nice',
 ] as const;
-const STDIO_ONLY = new Set<string>(['inheritParentEnv', 'envFilter', 'restartOnExit', 'maxRestarts', 'restartDelay', 'env']);
+const STDIO_ONLY = new Set<string>(['inheritParentEnv', 'envFilter', 'restartOnExit', 'maxRestarts', 'restartDelay', 'env', 'nice']);
 
 // Rules 1 and 2 of serverDefaults merging, plus decisions §10 for mixed forms (the server's value replaces).
 function mergeEnv(defaults: EnvForm | undefined, server: EnvForm | undefined): EnvForm | undefined {

@@ -163,6 +163,7 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
           maxRestarts: e.maxRestarts ?? DEFAULT_MAX_RESTARTS,
           restartDelay: e.restartDelay ?? DEFAULT_RESTART_DELAY,
         },
+        ...(e.nice !== undefined ? { nice: e.nice } : {}),
       },
     };
   }

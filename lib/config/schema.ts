@@ -6,6 +6,8 @@ export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const TAG_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 
 const milliseconds = z.number().int().positive().max(2_147_483_647);
+// A scheduling priority below the service's (decisions §2): 0 (normal) to 19 (lowest).
+const niceValue = z.number().int().min(0).max(19);
 const envForm = z.union([
   z.record(z.string(), z.string()),
   z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/s, 'a `KEY=value` or bare `KEY` entry')),
@@ -23,6 +25,7 @@ export const serverDefaultsSchema = z.object({
   restartOnExit: z.boolean().optional(),
   maxRestarts: z.number().int().nonnegative().optional(),
   restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
+  nice: niceValue.optional(),
 });
 
 export const serverEntrySchema = z.object({
@@ -50,6 +53,7 @@ export const serverEntrySchema = z.object({
   restartOnExit: z.boolean().optional(),
   maxRestarts: z.number().int().nonnegative().optional(),
   restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
+  nice: niceValue.optional(),
 });
 
 export type ServerDefaults = z.infer<typeof serverDefaultsSchema>;

@@ -30,6 +30,8 @@ export type StdioSpec = CommonSpec & {
   env: Record<string, string>;
   stderr: StderrTarget;
   supervision: SupervisionPolicy;
+  /** Scheduling priority of the child (0-19); the worker raises it to at least `--worker-nice`. */
+  nice?: number;
 };
 
 export type RemoteSpec = CommonSpec & {

@@ -2,7 +2,7 @@
 // (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
 // One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
 
-export const CONTROL_OPS = ['status', 'restart', 'reload', 'fault', 'tools'] as const;
+export const CONTROL_OPS = ['status', 'restart', 'reload', 'tools'] as const;
 export type ControlOp = (typeof CONTROL_OPS)[number];
 
 /** Longest accepted line (request or response), newline excluded. A longer line closes the connection. */
@@ -29,8 +29,6 @@ export interface ControlHandlers {
   reload(args: Record<string, unknown>): Promise<unknown> | unknown;
   /** The live tool inventory of one server, with effective descriptions and enabled marks. */
   tools(args: { server: string }): Promise<ToolsResult> | ToolsResult;
-  /** Fault injection for tests; refused unless the service runs with AGENT_FAULT_INJECTION=1. */
-  fault(args: FaultArgs): Promise<unknown> | unknown;
 }
 
 export type ToolView = {
@@ -45,7 +43,6 @@ export type ToolView = {
 };
 export type ToolsResult = { server: string; status: string; tools: ToolView[]; /** disabledTools entries naming no observed tool. */ unresolved: string[] };
 
-export type FaultArgs = { server: string; kind: 'worker-exit' | 'worker-throw' | 'main-rejection' };
 
 /** An expected failure of an op, answered as `{ok: false, error: {code, message}}`. */
 export class ControlError extends Error {
@@ -94,11 +91,8 @@ export function parseControlRequest(line: string): { ok: true; request: ControlR
   }
   const args = value.args ?? {};
   if (!isPlainObject(args)) return { ok: false, response: errorResponse(id, 'bad_request', '"args" must be an object') };
-  if ((op === 'restart' || op === 'fault' || op === 'tools') && (typeof args.server !== 'string' || args.server === '')) {
+  if ((op === 'restart' || op === 'tools') && (typeof args.server !== 'string' || args.server === '')) {
     return { ok: false, response: errorResponse(id, 'bad_request', `${op} needs "args.server", the server name`) };
-  }
-  if (op === 'fault' && args.kind !== 'worker-exit' && args.kind !== 'worker-throw' && args.kind !== 'main-rejection') {
-    return { ok: false, response: errorResponse(id, 'bad_request', 'fault needs "args.kind": worker-exit, worker-throw or main-rejection') };
   }
   return { ok: true, request: { id, op, args } };
 }

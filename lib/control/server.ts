@@ -16,7 +16,6 @@ import {
   errorResponse,
   MAX_CONTROL_LINE_BYTES,
   parseControlRequest,
-  type FaultArgs,
   type RestartArgs,
 } from './protocol.ts';
 
@@ -122,9 +121,6 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
         break;
       case 'tools':
         result = await handlers.tools(request.args as { server: string });
-        break;
-      case 'fault':
-        result = await handlers.fault(request.args as FaultArgs & Record<string, unknown>);
         break;
     }
     // `undefined` would vanish from the JSON; the response always carries `result`.

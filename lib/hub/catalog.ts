@@ -2,7 +2,7 @@
 // filtered per session by tags. Views are cached until a backend changes.
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
 import type { BackendState } from '../shared/backend-state.ts';
-import type { StateTable } from '../main/state-table.ts';
+import type { BackendSource } from './backends.ts';
 import type { Logger } from '../shared/logger.ts';
 import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
@@ -18,12 +18,16 @@ export type CatalogView = {
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
+/** Distinct session filters whose views are kept; the least recently used one goes first. */
+export const VIEW_CACHE_ENTRIES = 256;
+
 export class Catalog {
+  // Insertion order is recency order: a hit is moved to the end.
   private readonly cache = new Map<string, CatalogView>();
   private readonly warnedLongNames = new Set<string>();
 
   constructor(
-    private readonly table: StateTable,
+    private readonly source: BackendSource,
     private readonly log: Logger,
   ) {}
 
@@ -33,7 +37,7 @@ export class Catalog {
   }
 
   tagsOf(server: string): string[] | undefined {
-    return this.table.backends.get(server)?.tags;
+    return this.source.get(server)?.tags;
   }
 
   isVisible(b: BackendState, filter: BackendFilter): boolean {
@@ -41,13 +45,17 @@ export class Catalog {
   }
 
   private visibleBackends(filter: BackendFilter): BackendState[] {
-    return [...this.table.backends.values()].filter((b) => b.phase === 'connected' && b.inventory && this.isVisible(b, filter));
+    return [...this.source.all()].filter((b) => b.phase === 'connected' && b.inventory && this.isVisible(b, filter));
   }
 
   view(filter: BackendFilter): CatalogView {
     const key = filter === null ? '' : JSON.stringify(filter);
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
     const view: CatalogView = { tools: [], prompts: [], resources: [], resourceTemplates: [], instructions: undefined };
     const instructions: string[] = [];
     for (const b of this.visibleBackends(filter)) {
@@ -68,6 +76,7 @@ export class Catalog {
       if (b.instructions) instructions.push(`## ${b.name}\n${b.instructions}`);
     }
     if (instructions.length) view.instructions = instructions.join('\n\n');
+    if (this.cache.size >= VIEW_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, view);
     return view;
   }
@@ -94,7 +103,7 @@ export class Catalog {
    */
   resolve(qualified: string, filter: BackendFilter): { backend: BackendState; name: string } | { error: 'unknown' } | { error: 'unavailable'; backend: BackendState } {
     const parts = splitQualified(qualified);
-    const backend = parts && this.table.backends.get(parts.server);
+    const backend = parts && this.source.get(parts.server);
     if (!parts || !backend || !this.isVisible(backend, filter)) return { error: 'unknown' };
     if (backend.phase !== 'connected') return { error: 'unavailable', backend };
     return { backend, name: parts.name };

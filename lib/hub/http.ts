@@ -1,10 +1,9 @@
-// The client-facing MCP endpoints on the main thread's HTTP server:
+// The client-facing MCP endpoints, as fetch handlers (Request → Response) fed by the byte pump:
 //   /mcp              streamable HTTP; 2026-07-28 requests per request, 2025 clients in sessions
 //   GET /sse + POST /messages   the legacy SSE transport
-// `?tags=` / `?tag-filter=` choose which backends a session sees (decisions §9).
+// `?tags=` / `?tag-filter=` choose which backends a session sees (decisions §9). Session ids start
+// with this hub's prefix (`h<index>-`) so the main thread routes a session's requests here.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
@@ -17,10 +16,24 @@ import { LegacySseServerTransport } from './sse-transport.ts';
 /** A legacy session nobody has used for this long is closed (clients rarely send DELETE). */
 export const SESSION_IDLE_MS = 30 * 60_000;
 const REAP_INTERVAL_MS = 60_000;
+/** At most one log line per this interval about refused sessions. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number };
 
-export type McpEndpointsOptions = { catalog: Catalog; router: Router; notifier: ChangeNotifier; log: Logger; lazyTools?: boolean; now?: () => number; initialLoad?: InitialLoadGate };
+export type McpEndpointsOptions = {
+  catalog: Catalog;
+  router: Router;
+  notifier: ChangeNotifier;
+  log: Logger;
+  lazyTools?: boolean;
+  now?: () => number;
+  initialLoad?: InitialLoadGate;
+  /** Prefix of this hub's session ids (`h<index>-`). */
+  sessionPrefix?: string;
+  /** 2025 and SSE sessions this hub keeps at most. */
+  maxSessions?: number;
+};
 
 // 2026-07-28 requests name their method in a header: discovery and lists wait for the initial load.
 const waitsForInitialLoad = (method: string | null) => method !== null && (method === 'server/discover' || method.endsWith('/list'));
@@ -29,10 +42,34 @@ function jsonRpcError(status: number, message: string, code = -32000): Response 
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad }: McpEndpointsOptions) {
+function tagFilterOf(request: Request): BackendFilter | Response {
+  try {
+    return filterFromQuery(new URL(request.url).searchParams);
+  } catch (error) {
+    if (error instanceof TagFilterError) return Response.json({ error: 'invalid_tag_filter', message: error.message }, { status: 400 });
+    throw error;
+  }
+}
+
+export function createMcpEndpoints(options: McpEndpointsOptions) {
+  const { catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad, sessionPrefix = '', maxSessions = Infinity } = options;
   const streamable = new Map<string, Session>();
   const sse = new Map<string, Session & { transport: LegacySseServerTransport }>();
   const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter, lazyTools });
+  let refused = 0;
+  let lastRefusalLog = -Infinity;
+
+  // Sessions are capped over both kinds: past the cap, a 503 JSON-RPC error and a log line a minute.
+  const full = (): Response | null => {
+    if (streamable.size + sse.size < maxSessions) return null;
+    refused++;
+    if (now() - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
+      log.warn({ maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${refused} new ones (--max-sessions)`);
+      lastRefusalLog = now();
+      refused = 0;
+    }
+    return jsonRpcError(503, `Too many sessions: this service keeps at most ${maxSessions} (--max-sessions); close idle sessions or retry later`);
+  };
 
   const modern = createMcpHandler((ctx) => serverFor(ctx.requestInfo ? filterFromQuery(new URL(ctx.requestInfo.url).searchParams) : null), {
     legacy: 'reject',
@@ -49,11 +86,13 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
       return (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request);
     }
     if (request.method !== 'POST') return jsonRpcError(400, 'Bad Request: an Mcp-Session-Id header is required');
+    const refusal = full();
+    if (refusal) return refusal;
     // A new session's initialize answers with the backends' capabilities and instructions.
     await initialLoad?.settled();
     const server = serverFor(filter);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => `${sessionPrefix}${randomUUID()}`,
       onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now() }),
     });
     transport.onclose = () => {
@@ -65,46 +104,41 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
     return response;
   }
 
-  const fetchMcp = async (request: Request): Promise<Response> => {
-    let filter: BackendFilter;
-    try {
-      filter = filterFromQuery(new URL(request.url).searchParams);
-    } catch (error) {
-      if (error instanceof TagFilterError) return Response.json({ error: 'invalid_tag_filter', message: error.message }, { status: 400 });
-      throw error;
-    }
+  async function mcp(request: Request): Promise<Response> {
+    const filter = tagFilterOf(request);
+    if (filter instanceof Response) return filter;
     // Only 2025 sessions carry a session id: skip the body sniffing for them.
     const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request));
     if (isLegacy) return legacy(request, filter);
     if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
     return modern.fetch(request);
-  };
-  const mcp = toNodeHandler({ fetch: fetchMcp }, { onerror: (error) => log.warn({ err: error.message }, 'MCP HTTP request failed') });
+  }
 
-  async function openSse(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const initial = await toWebRequest(req);
-    let filter: BackendFilter;
-    try {
-      filter = filterFromQuery(new URL(initial.url).searchParams);
-    } catch (error) {
-      if (!(error instanceof TagFilterError)) throw error;
-      res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'invalid_tag_filter', message: error.message }));
-      return;
-    }
+  async function openSse(request: Request): Promise<Response> {
+    const filter = tagFilterOf(request);
+    if (filter instanceof Response) return filter;
+    const refusal = full();
+    if (refusal) return refusal;
     await initialLoad?.settled();
-    const transport = new LegacySseServerTransport('/messages', res, initial);
+    const transport = new LegacySseServerTransport({
+      postPath: '/messages',
+      initialRequest: request,
+      idPrefix: sessionPrefix,
+      onOverflow: (bytes) => log.warn({ session: transport.sessionId, bufferedBytes: bytes }, 'SSE session closed: its client fell too far behind (more than 8 MiB queued)'),
+    });
     const server = serverFor(filter);
     sse.set(transport.sessionId, { server, transport, lastActivity: now() });
     transport.onclose = () => void sse.delete(transport.sessionId);
     await server.connect(transport);
+    return transport.response;
   }
 
-  async function postMessage(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const sessionId = new URL(req.url ?? '', 'http://localhost').searchParams.get('sessionId') ?? '';
+  async function postMessage(request: Request): Promise<Response> {
+    const sessionId = new URL(request.url).searchParams.get('sessionId') ?? '';
     const session = sse.get(sessionId);
-    if (!session) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`Session not found: ${sessionId}`);
+    if (!session) return jsonRpcError(404, `Session not found: ${sessionId}`, -32001);
     session.lastActivity = now();
-    await session.transport.handlePost(req, res);
+    return session.transport.handlePost(request);
   }
 
   const unsubscribe = notifier.subscribe((kind) => {
@@ -127,16 +161,18 @@ export function createMcpEndpoints({ catalog, router, notifier, log, lazyTools =
   reaper.unref();
 
   return {
-    mcp: (req: IncomingMessage, res: ServerResponse) => void mcp(req, res),
-    openSse: (req: IncomingMessage, res: ServerResponse) => void openSse(req, res).catch((error: Error) => log.warn({ err: error.message }, 'SSE session failed')),
-    postMessage: (req: IncomingMessage, res: ServerResponse) => void postMessage(req, res).catch((error: Error) => log.warn({ err: error.message }, 'SSE message failed')),
+    mcp,
+    openSse,
+    postMessage,
     sessionCount: () => streamable.size + sse.size,
     /** Ends every session (shutdown): clients see their streams close. */
-    async close(): Promise<void> {
+    async close(): Promise<number> {
       clearInterval(reaper);
       unsubscribe();
-      await Promise.all([...streamable.values(), ...sse.values()].map((s) => s.server.close().catch(() => undefined)));
+      const sessions = [...streamable.values(), ...sse.values()];
+      await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
       await modern.close();
+      return sessions.length;
     },
   };
 }

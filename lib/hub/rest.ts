@@ -1,26 +1,18 @@
 // Read-only REST views of the aggregated capabilities (JSON): servers, tools (with effective
 // descriptions, enabled flags and approximate token counts), resources and prompts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { qualify } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
 import type { BackendState } from '../shared/backend-state.ts';
-import type { StateTable } from '../main/state-table.ts';
+import type { BackendSource } from './backends.ts';
 import { isHealthy, serverStatus } from '../shared/status.ts';
 import type { TokenEstimator } from './token-estimator.ts';
 import { sanitize } from '../shared/sanitize.ts';
 
-type Req = IncomingMessage & { query?: Record<string, string | string[] | undefined>; params?: Record<string, string> };
+const send = (status: number, body: unknown): Response => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
+const notFound = (message: string) => send(404, { error: 'not_found', message });
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-const notFound = (res: ServerResponse, message: string) => send(res, 404, { error: 'not_found', message });
-
-export function createRestHandlers({ table, tokens }: { table: StateTable; tokens: TokenEstimator }) {
-  const backends = () => [...table.backends.values()];
+export function createRestHandlers({ source, tokens }: { source: BackendSource; tokens: TokenEstimator }) {
+  const backends = () => [...source.all()];
 
   async function toolEntry(b: BackendState, tool: NonNullable<BackendState['inventory']>['tools'][number], detailed: boolean) {
     const effective = withEffectiveDescription(b.name, tool, b.toolPolicy);
@@ -39,12 +31,16 @@ export function createRestHandlers({ table, tokens }: { table: StateTable; token
     return entry;
   }
 
-  const guard = (handler: (req: Req, res: ServerResponse) => Promise<void> | void) => (req: Req, res: ServerResponse) => {
-    Promise.resolve(handler(req, res)).catch((error: Error) => send(res, 500, { error: 'internal', message: sanitize(error) }));
+  const guard = (handler: (request: Request, params: Record<string, string>) => Promise<Response> | Response) => async (request: Request, params: Record<string, string> = {}): Promise<Response> => {
+    try {
+      return await handler(request, params);
+    } catch (error) {
+      return send(500, { error: 'internal', message: sanitize(error) });
+    }
   };
 
   return {
-    servers: guard((_req, res) => {
+    servers: guard(() => {
       const now = Date.now();
       const servers = backends().map((b) => ({
         name: b.name,
@@ -57,36 +53,31 @@ export function createRestHandlers({ table, tokens }: { table: StateTable; token
         resources: b.inventory?.resources.length ?? 0,
         prompts: b.inventory?.prompts.length ?? 0,
       }));
-      for (const name of table.disabled) servers.push({ name, status: 'disabled', healthy: false, tags: [], protocolVersion: null, tools: 0, enabledTools: 0, resources: 0, prompts: 0 });
-      send(res, 200, { servers });
+      for (const name of source.disabled()) servers.push({ name, status: 'disabled', healthy: false, tags: [], protocolVersion: null, tools: 0, enabledTools: 0, resources: 0, prompts: 0 });
+      return send(200, { servers });
     }),
-    tools: guard(async (req, res) => {
-      const only = typeof req.query?.server === 'string' ? req.query.server : undefined;
-      if (only !== undefined && !table.backends.has(only)) return notFound(res, `Server '${only}' not found`);
+    tools: guard(async (request) => {
+      const only = new URL(request.url).searchParams.get('server') ?? undefined;
+      if (only !== undefined && !source.get(only)) return notFound(`Server '${only}' not found`);
       const selected = backends().filter((b) => only === undefined || b.name === only);
       const tools = await Promise.all(selected.flatMap((b) => (b.inventory?.tools ?? []).map((t) => toolEntry(b, t, false))));
-      send(res, 200, { tools, totalTokens: tools.filter((t) => t.enabled).reduce((n, t) => n + (t.tokens as number), 0) });
+      return send(200, { tools, totalTokens: tools.filter((t) => t.enabled).reduce((n, t) => n + (t.tokens as number), 0) });
     }),
-    tool: guard(async (req, res) => {
-      const { server = '', tool = '' } = req.params ?? {};
-      const b = table.backends.get(server);
-      if (!b) return notFound(res, `Server '${server}' not found`);
+    tool: guard(async (_request, { server = '', tool = '' }) => {
+      const b = source.get(server);
+      if (!b) return notFound(`Server '${server}' not found`);
       const found = b.inventory?.tools.find((t) => t.name === tool || qualify(b.name, t.name) === tool);
-      if (!found) return notFound(res, `Tool '${tool}' not found on server '${server}'`);
-      send(res, 200, await toolEntry(b, found, true));
+      if (!found) return notFound(`Tool '${tool}' not found on server '${server}'`);
+      return send(200, await toolEntry(b, found, true));
     }),
-    resources: guard((_req, res) => {
-      const resources = backends().flatMap((b) =>
-        (b.inventory?.resources ?? []).map((r) => ({ server: b.name, ...r, uri: qualify(b.name, r.uri), upstreamUri: r.uri })),
-      );
-      const templates = backends().flatMap((b) =>
-        (b.inventory?.resourceTemplates ?? []).map((t) => ({ server: b.name, ...t, uriTemplate: qualify(b.name, t.uriTemplate) })),
-      );
-      send(res, 200, { resources, resourceTemplates: templates });
+    resources: guard(() => {
+      const resources = backends().flatMap((b) => (b.inventory?.resources ?? []).map((r) => ({ server: b.name, ...r, uri: qualify(b.name, r.uri), upstreamUri: r.uri })));
+      const templates = backends().flatMap((b) => (b.inventory?.resourceTemplates ?? []).map((t) => ({ server: b.name, ...t, uriTemplate: qualify(b.name, t.uriTemplate) })));
+      return send(200, { resources, resourceTemplates: templates });
     }),
-    prompts: guard((_req, res) => {
+    prompts: guard(() => {
       const prompts = backends().flatMap((b) => (b.inventory?.prompts ?? []).map((p) => ({ server: b.name, ...p, name: qualify(b.name, p.name), upstreamName: p.name })));
-      send(res, 200, { prompts });
+      return send(200, { prompts });
     }),
   };
 }

@@ -4,7 +4,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendMethod, CallOutcome, ProgressParams } from '../shared/messages.ts';
+import type { BackendMethod, CallOutcome, ProgressParams } from '../shared/messages/calls.ts';
 import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';

@@ -3,7 +3,7 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { ProgressParams } from '../shared/messages.ts';
+import type { ProgressParams } from '../shared/messages/calls.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-tools.ts';
 import { paginate } from './pagination.ts';

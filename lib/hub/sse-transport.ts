@@ -1,88 +1,139 @@
-// The legacy (2024-11-05) SSE server transport the v2 SDK no longer has: GET /sse opens the event
-// stream and announces `event: endpoint` → POST /messages?sessionId=<id> carries client messages.
+// The legacy (2024-11-05) SSE server transport the v2 SDK no longer has, on web streams: GET /sse
+// opens the event stream and announces `event: endpoint` → POST /messages?sessionId=<id> carries
+// client messages. A slow reader is waited for (back-pressure); one that falls more than
+// `maxBufferedBytes` behind has its session closed.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
-import { toWebRequest } from '@modelcontextprotocol/node';
 
-const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const KEEP_ALIVE_MS = 15_000;
+// The stream asks for more once less than this is queued: the point where a send waits.
+const HIGH_WATER_BYTES = 64 * 1024;
+
+export type SseOptions = {
+  /** Path the client must POST to (e.g. '/messages'); `sessionId` is appended. */
+  postPath: string;
+  /** The GET /sse request (its query carries ?tags=...). */
+  initialRequest: Request;
+  /** Prefix of the session id (the hub index), so the main thread routes the POSTs. */
+  idPrefix: string;
+  maxBufferedBytes?: number;
+  keepAliveMs?: number;
+  /** The reader fell too far behind and the session was closed. */
+  onOverflow?: (bufferedBytes: number) => void;
+};
+
+const encoder = new TextEncoder();
+const jsonRpcError = (status: number, code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 
 export class LegacySseServerTransport implements Transport {
-  readonly sessionId = randomUUID();
+  readonly sessionId: string;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  private _closed = false;
-  private _keepAlive?: NodeJS.Timeout;
+  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  private closed = false;
+  private keepAlive?: NodeJS.Timeout;
+  private drained: (() => void)[] = [];
+  readonly response: Response;
 
-  /**
-   * @param postPath path the client must POST to (e.g. '/messages'); `sessionId` is appended.
-   * @param res the GET /sse response kept open as the event stream.
-   * @param initialRequest web Request of the GET /sse (query params live here, e.g. ?tags=a,b)
-   */
-  constructor(
-    private readonly postPath: string,
-    private readonly res: ServerResponse,
-    readonly initialRequest?: Request,
-    private readonly keepAliveMs = 15_000
-  ) {}
+  constructor(private readonly options: SseOptions) {
+    this.sessionId = `${options.idPrefix}${randomUUID()}`;
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => void (this.controller = controller),
+        pull: () => {
+          const waiting = this.drained;
+          this.drained = [];
+          for (const resume of waiting) resume();
+        },
+        cancel: () => this.finish(),
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_BYTES }),
+    );
+    this.response = new Response(stream, {
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' },
+    });
+  }
+
+  get initialRequest(): Request {
+    return this.options.initialRequest;
+  }
+
+  /** Bytes queued for the client and not yet taken by it. */
+  get bufferedBytes(): number {
+    const desired = this.controller?.desiredSize ?? HIGH_WATER_BYTES;
+    return Math.max(0, HIGH_WATER_BYTES - desired);
+  }
 
   async start(): Promise<void> {
-    this.res.writeHead(200, {
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no'
-    });
-    this.res.write(`event: endpoint\ndata: ${this.postPath}?sessionId=${encodeURIComponent(this.sessionId)}\n\n`);
-    this.res.on('close', () => this._finish());
-    if (this.keepAliveMs > 0) {
-      this._keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), this.keepAliveMs);
-      this._keepAlive.unref();
+    this.write(`event: endpoint\ndata: ${this.options.postPath}?sessionId=${encodeURIComponent(this.sessionId)}\n\n`);
+    const keepAliveMs = this.options.keepAliveMs ?? KEEP_ALIVE_MS;
+    if (keepAliveMs > 0) {
+      this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), keepAliveMs);
+      this.keepAlive.unref();
     }
   }
 
-  /** Route POST /messages?sessionId=... here. Answers 202 and hands the message to the server. */
-  async handlePost(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this._closed) {
-      res.writeHead(404).end('Session closed');
-      return;
+  // Queues an event; false when the session had to be closed because the reader is too slow.
+  private write(text: string): boolean {
+    if (this.closed || !this.controller) return false;
+    this.controller.enqueue(encoder.encode(text));
+    const buffered = this.bufferedBytes;
+    if (buffered > (this.options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES)) {
+      this.options.onOverflow?.(buffered);
+      // What is queued is dropped: the stream ends now, not after the backlog.
+      this.controller.error(new Error('the SSE client fell too far behind'));
+      this.finish();
+      return false;
     }
-    const ct = String(req.headers['content-type'] ?? '');
-    if (!ct.toLowerCase().startsWith('application/json')) {
-      res.writeHead(415).end('Content-Type must be application/json');
-      return;
+    return true;
+  }
+
+  /** POST /messages?sessionId=...: answers 202 and hands the message to the server. */
+  async handlePost(request: Request): Promise<Response> {
+    if (this.closed) return jsonRpcError(404, -32001, 'Session closed');
+    if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      return jsonRpcError(415, -32600, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    let request: Request;
     let message: JSONRPCMessage;
     try {
-      request = await toWebRequest(req, undefined, { maxRequestBodySize: MAX_MESSAGE_BYTES });
-      message = parseJSONRPCMessage(await request.clone().json());
+      message = parseJSONRPCMessage(JSON.parse(await request.text()));
     } catch (error) {
-      res.writeHead(400).end(`Invalid message: ${String(error)}`);
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      return;
+      const parse = error instanceof SyntaxError;
+      return jsonRpcError(400, parse ? -32700 : -32600, parse ? 'Parse error: the body is not valid JSON' : 'Invalid Request: the body is not a JSON-RPC message');
     }
-    res.writeHead(202).end('Accepted');
-    // `request` surfaces as ctx.http.req in handlers
     this.onmessage?.(message, { request });
+    return new Response('Accepted', { status: 202 });
   }
 
+  /** Waits while the client is behind (back-pressure); a session too far behind is closed. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this._closed) throw new Error('Not connected');
-    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (this.closed) throw new Error('Not connected');
+    if (!this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)) return;
+    if ((this.controller?.desiredSize ?? 1) > 0) return;
+    await new Promise<void>((resume) => this.drained.push(resume));
   }
 
   async close(): Promise<void> {
-    if (!this._closed) this.res.end();
-    this._finish();
+    if (this.closed) return;
+    try {
+      this.controller?.close();
+    } catch {
+      /* already closed by the reader */
+    }
+    this.finish();
   }
 
-  private _finish(): void {
-    if (this._closed) return;
-    this._closed = true;
-    if (this._keepAlive) clearInterval(this._keepAlive);
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    const waiting = this.drained;
+    this.drained = [];
+    for (const resume of waiting) resume();
     this.onclose?.();
   }
 }

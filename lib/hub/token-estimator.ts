@@ -12,9 +12,11 @@ export class TokenEstimator {
 
   private get workers(): Piscina {
     if (!this.pool) {
-      const { file, workerData } = workerEntry('tokens', 'tokens-bootstrap');
+      const { file, workerData } = workerEntry('tokens', 'task-bootstrap');
       // One worker is enough: counts are cached and the machine has two cores.
       this.pool = new Piscina({ filename: file, workerData, minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
+      // A worker that fails to load rejects the task; the pool's own 'error' must not end the hub.
+      this.pool.on('error', () => undefined);
     }
     return this.pool;
   }

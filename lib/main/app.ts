@@ -1,12 +1,9 @@
-// The polka application of the main thread: health routes, the client-facing MCP endpoints and
-// the read-only REST views.
+// The main thread's HTTP application: the health routes, answered inline from the state table,
+// and everything else forwarded as bytes to a hub after the Host/Origin check (decisions §1).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
+import { createHealthHandlers, type HealthRouteDeps } from './health/routes.ts';
 import type { OriginGuard } from './origin-guard.ts';
-import type { HealthRouteDeps } from './health/routes.ts';
-import { createHealthHandlers } from './health/routes.ts';
-import type { McpEndpoints } from '../hub/http.ts';
-import type { RestHandlers } from '../hub/rest.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -15,34 +12,20 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
   return (req, res) => {
     const rejection = guard()?.({ host: req.headers.host, origin: req.headers.origin });
     if (!rejection) return handler(req, res);
+    req.resume();
     const text = JSON.stringify(rejection.body);
     res.writeHead(rejection.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   };
 }
 
-export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | null, mcp?: McpEndpoints, rest?: RestHandlers) {
+/** `forward` hands a request to a hub (or answers 503 when none is up). */
+export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | null, forward: Handler) {
   const handlers = createHealthHandlers(health);
-  const g = (handler: Handler) => guarded(guard, handler);
-  const app = polka({
-    onNoMatch: (_req, res) => {
-      res.writeHead(404, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ error: 'not_found', message: 'No such route' }));
-    },
-  })
+  return polka({ onNoMatch: guarded(guard, forward) })
     .get('/health', handlers.health)
     .get('/health/live', handlers.live)
     .get('/health/ready', handlers.ready)
     .get('/health/mcp', handlers.mcp)
     .get('/health/mcp/:serverName', handlers.mcpServer);
-  if (mcp) app.all('/mcp', g(mcp.mcp)).get('/sse', g(mcp.openSse)).post('/messages', g(mcp.postMessage));
-  if (rest) {
-    app
-      .get('/api/v1/servers', g(rest.servers))
-      .get('/api/v1/tools', g(rest.tools))
-      .get('/api/v1/tools/:server/:tool', g(rest.tool as Handler))
-      .get('/api/v1/resources', g(rest.resources))
-      .get('/api/v1/prompts', g(rest.prompts));
-  }
-  return app;
 }

@@ -3,7 +3,7 @@
 // patch to the state table and carries the effects out (supervision, logs, notifications).
 import type { BackendState } from '../shared/backend-state.ts';
 import type { LogLevel } from '../shared/logger.ts';
-import type { WorkerEvent } from '../shared/messages.ts';
+import type { WorkerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 
 export type BackendEffect =
@@ -15,9 +15,7 @@ export type BackendEffect =
   | { type: 'failInflight' }
   /** Something clients can see changed (connection, inventory). */
   | { type: 'changed' }
-  | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
-  | { type: 'progress'; callId: number; progress: Extract<WorkerEvent, { type: 'progress' }>['progress'] }
-  | { type: 'backendLog'; params: Record<string, unknown> };
+  | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> };
 
 export type EventContext = {
   /** stop() was called: the backend's end is expected, not a failure. */
@@ -69,18 +67,17 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
           pid: event.pid,
           lastConnected: event.at,
           missedPings: 0,
-          inventory: event.inventory,
-          instructions: event.instructions,
+          counts: event.counts,
           protocolVersion: event.protocolVersion,
         },
         effects: [
-          { type: 'log', level: 'info', msg: 'backend connected', fields: { backend: state.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.inventory.tools.length } },
+          { type: 'log', level: 'info', msg: 'backend connected', fields: { backend: state.name, pid: event.pid, protocolVersion: event.protocolVersion, tools: event.counts.tools } },
           ...(ctx.supervised ? [{ type: 'supervise', event: 'connected' } as const] : []),
           { type: 'changed' },
         ],
       };
     case 'inventory':
-      return { patch: { inventory: event.inventory }, effects: [{ type: 'changed' }] };
+      return { patch: { counts: event.counts }, effects: [{ type: 'changed' }] };
     case 'ping': {
       if (event.ok) return { patch: { missedPings: 0 }, effects: [] };
       const missed = state.missedPings + 1;
@@ -101,10 +98,6 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
     }
     case 'stopped':
       return { patch: { phase: 'stopped', pid: null }, effects: [{ type: 'changed' }] };
-    case 'progress':
-      return { patch: {}, effects: [{ type: 'progress', callId: event.callId, progress: event.progress }] };
-    case 'backendLog':
-      return { patch: {}, effects: [{ type: 'backendLog', params: event.params }] };
     case 'callHealth':
       return {
         patch: { consecutiveTimeouts: event.consecutiveTimeouts, ...(event.consecutiveTimeouts > 0 ? { lastTimeoutAt: event.at } : {}) },

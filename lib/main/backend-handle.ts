@@ -1,28 +1,32 @@
-// Main-thread side of one backend: its worker thread, the events it reports (reduced by
-// backend-events.ts into the state table), the requests routed to it, and, for supervised stdio
-// backends, the supervisor.
+// Main-thread side of one backend: its worker thread, the state events it reports (reduced by
+// backend-events.ts into the state table) and, for supervised stdio backends, the supervisor.
+// Calls do not pass here: the hubs reach the worker over direct channels this handle opens.
 // A worker that dies is a backend failure; the main thread carries on.
-import { setTimeout as delay } from 'node:timers/promises';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
-import type { Logger, LogFormat, LogLevel } from '../shared/logger.ts';
-import { Supervisor } from './supervision/driver.ts';
-import type { SupervisorState } from './supervision/machine.ts';
-import type { BackendApi, BackendCall, BackendMethod, BackendWorkerData, CallError, CallOutcome, ProgressParams, WorkerEvent } from '../shared/messages.ts';
 import { type BackendState, newBackendState } from '../shared/backend-state.ts';
+import type { Logger, LogFormat, LogLevel } from '../shared/logger.ts';
+import type { Inventory } from '../shared/messages/calls.ts';
+import type { BackendApi, BackendWorkerData, WorkerEvent } from '../shared/messages/state-events.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
+import { Supervisor } from './supervision/driver.ts';
+import type { SupervisorState } from './supervision/machine.ts';
 import { forEachLine } from './worker-output.ts';
-import { redactCredentials } from '../shared/sanitize.ts';
 
 export type HandleOptions = {
   log: Logger;
   /** Something clients can see changed: connection state or the inventory. */
   onChange?: (name: string) => void;
-  /** A logging message from the backend, for the sessions using it. */
-  onBackendLog?: (name: string, params: Record<string, unknown>) => void;
+  /** Any fact of the backend changed (the hubs hear of it). */
+  onFacts?: (name: string) => void;
+  /** A new worker runs this backend: give it its channels to the hubs. */
+  onWorker?: (handle: BackendHandle) => void;
+  /** Supervision ended the child: calls in flight (in the hubs) fail with this message. */
+  onDown?: (name: string, message: string) => void;
   logLevel: LogLevel;
   logFormat: LogFormat;
   pingIntervalMs: number;
@@ -30,16 +34,17 @@ export type HandleOptions = {
   stopGraceMs: number;
   maxMessageBytes: number;
   stateDir: string | null;
+  /** Nice value of backend workers and children (`--worker-nice`). */
+  workerNice: number;
+  /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
+  workerFile?: string;
 };
 
-type ProgressListener = (progress: ProgressParams) => void;
-type Inflight = { settle: (outcome: CallOutcome) => void };
-
-// How long an answer waits for events still in flight on the event port.
-const EVENT_CATCH_UP_MS = 1_000;
-// How long a request broken by a dying child waits for the exit event that explains it.
-const EXIT_EXPLAINS_MS = 500;
 const WORKER_YOUNG_GENERATION_MB = 4;
+// Extra time the worker gets beyond the child's two grace periods before it is terminated.
+const STOP_MARGIN_MS = 1_000;
+// Every backend worker gets a number, so a hub can tell a newer channel from an older one.
+let workers = 0;
 
 // SIGKILL a child's process group (it was spawned detached, so its pgid is its pid).
 function killGroup(pid: number | null): void {
@@ -50,14 +55,14 @@ function killGroup(pid: number | null): void {
     /* already gone */
   }
 }
-// Extra time the worker gets beyond the child's two grace periods before it is terminated.
-const STOP_MARGIN_MS = 1_000;
 
 export class BackendHandle {
   readonly state: BackendState;
   readonly supervisor: Supervisor | null;
   private worker: Worker | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
+  /** The number of this backend's current worker. */
+  workerNumber = 0;
   private stopping: Promise<void> | null = null;
   /** The registry called start(): a queued replacement spawns nothing before its predecessor is gone. */
   private started = false;
@@ -67,11 +72,8 @@ export class BackendHandle {
   private startWanted = false;
   /** An operator restart in progress: concurrent restart requests join it. */
   private restarting: Promise<void> | null = null;
-  private nextCallId = 1;
-  private readonly inflight = new Map<number, Inflight>();
-  private readonly progressListeners = new Map<number, ProgressListener>();
-  private eventsReceived = 0;
-  private readonly eventWaiters = new Set<() => void>();
+  /** The kernel thread id of the worker (for its priority), once it is ready. */
+  threadId: number | null = null;
 
   constructor(
     private currentSpec: BackendSpec,
@@ -102,6 +104,7 @@ export class BackendHandle {
     this.currentSpec = spec;
     this.state.tags = spec.tags;
     this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
+    this.options.onFacts?.(this.name);
   }
 
   private get log() {
@@ -110,6 +113,12 @@ export class BackendHandle {
 
   private get name() {
     return this.spec.name;
+  }
+
+  /** The nice value of this backend's worker and child: its own `nice`, never below the service's. */
+  private get nice(): number {
+    const own = this.spec.type === 'stdio' ? (this.spec.nice ?? 0) : 0;
+    return Math.max(this.options.workerNice, own);
   }
 
   /** Starts the backend; called once by the registry, after the instance it replaces has stopped. */
@@ -138,7 +147,7 @@ export class BackendHandle {
   }
 
   private createWorker(): void {
-    const { file, workerData } = workerEntry('backend');
+    const { file, workerData } = this.options.workerFile ? { file: this.options.workerFile, workerData: {} } : workerEntry('backend');
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
       ...workerData,
@@ -149,6 +158,7 @@ export class BackendHandle {
       pingTimeoutMs: this.options.pingTimeoutMs,
       maxMessageBytes: this.options.maxMessageBytes,
       stateDir: this.options.stateDir,
+      nice: this.nice,
     };
     const worker = new Worker(file, {
       workerData: data,
@@ -161,17 +171,14 @@ export class BackendHandle {
     });
     forEachLine(worker.stdout, (line) => this.log.warn({ backend: this.name, stream: 'worker stdout' }, redactCredentials(line)));
     forEachLine(worker.stderr, (line) => this.log.warn({ backend: this.name, stream: 'worker stderr' }, redactCredentials(line)));
-    const api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.worker = worker;
-    this.api = api;
+    this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
+    this.workerNumber = ++workers;
     this.workerReady = false;
     this.state.phase = 'starting';
-    this.eventsReceived = 0;
+    this.options.onFacts?.(this.name);
     worker.on('message', (event: WorkerEvent) => {
-      if (this.worker !== worker) return;
-      this.eventsReceived++;
-      this.onEvent(event);
-      for (const waiter of this.eventWaiters) waiter();
+      if (this.worker === worker) this.onEvent(event);
     });
     worker.on('error', (error) => {
       if (this.worker === worker) this.onWorkerDeath(`backend worker thread failed: ${error.message}`);
@@ -180,14 +187,31 @@ export class BackendHandle {
       channel.port1.close();
       if (this.worker === worker && !this.stopping) this.onWorkerDeath(`backend worker thread exited with code ${code}`);
     });
+    // Channels to the hubs go now: messages wait in the port until the worker listens.
+    this.options.onWorker?.(this);
+  }
+
+  /** Opens a direct channel to a hub: one end to this worker, the other returned for the hub. */
+  channelToHub(hub: number): MessagePort | null {
+    if (!this.api) return null;
+    const { port1, port2 } = new MessageChannel();
+    void this.api.attachHub(hub, Comlink.transfer(port1, [port1])).catch(() => undefined);
+    return port2;
+  }
+
+  /** The backend's current lists, from its worker (`agent mcp tools list`). */
+  async inventory(): Promise<Inventory | null> {
+    return this.api && this.workerReady ? this.api.inventory() : null;
   }
 
   private onEvent(event: WorkerEvent): void {
+    if (event.type === 'ready') this.threadId = event.tid;
     this.apply(reduceBackendEvent(this.state, event, { stopping: this.stopping !== null, supervised: this.supervisor !== null }));
   }
 
   private apply({ patch, effects }: Reduction): void {
     Object.assign(this.state, patch);
+    if (Object.keys(patch).length) this.options.onFacts?.(this.name);
     for (const effect of effects) {
       switch (effect.type) {
         case 'workerReady':
@@ -209,12 +233,6 @@ export class BackendHandle {
         case 'log':
           this.log[effect.level](effect.fields, effect.msg);
           break;
-        case 'progress':
-          this.progressListeners.get(effect.callId)?.(effect.progress);
-          break;
-        case 'backendLog':
-          this.options.onBackendLog?.(this.name, effect.params);
-          break;
         default: {
           const unknown: never = effect;
           throw new Error(`unknown backend effect ${JSON.stringify(unknown)}`);
@@ -225,6 +243,7 @@ export class BackendHandle {
 
   private publishSupervision(state: SupervisorState): void {
     this.state.supervision = { state: state.phase, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: state.nextRetryAt };
+    this.options.onFacts?.(this.name);
     if (state.phase === 'restarting' && state.nextRetryAt !== null) {
       this.log.warn({ backend: this.name, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
     } else if (state.phase === 'crashLoop') {
@@ -232,7 +251,7 @@ export class BackendHandle {
     }
   }
 
-  // In-flight requests fail at once and are never replayed.
+  // In-flight requests fail at once and are never replayed: the hubs hold them.
   private failInflight(reason: 'restarting' | 'crashLoop' | 'stopped', how: 'exited' | 'stopped' = reason === 'stopped' ? 'stopped' : 'exited'): void {
     const message =
       reason === 'restarting'
@@ -242,9 +261,7 @@ export class BackendHandle {
           : how === 'exited'
             ? `backend '${this.name}' exited; the request was not completed`
             : `backend '${this.name}' was stopped; the request was not completed`;
-    const error: CallError = { kind: 'disconnected', code: -32603, message };
-    for (const call of [...this.inflight.values()]) call.settle({ ok: false, error });
-    this.inflight.clear();
+    this.options.onDown?.(this.name, message);
   }
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
@@ -257,11 +274,6 @@ export class BackendHandle {
     void worker?.terminate();
     const at = Date.now();
     this.onEvent({ v: 1, type: 'failed', at, error: { name: 'WorkerDied', message: reason }, authRequired: false, exit: { code: null, signal: null, at, pid: this.state.pid } });
-  }
-
-  /** Fault injection for tests: makes the worker thread die. */
-  injectFault(kind: 'worker-exit' | 'worker-throw'): void {
-    void this.api?.injectFault(kind).catch(() => undefined);
   }
 
   /** True once stop() was called (shutdown, removal, replacement). */
@@ -283,6 +295,7 @@ export class BackendHandle {
 
   private async freshStart(): Promise<void> {
     Object.assign(this.state, FRESH_START);
+    this.options.onFacts?.(this.name);
     // A start still waiting for the worker to load is this restart's start now: one, not two.
     this.startWanted = false;
     if (this.supervisor) return this.supervisor.send({ type: 'operatorRestart' });
@@ -303,54 +316,6 @@ export class BackendHandle {
     clearTimeout(timer);
   }
 
-  // Resolves once the worker's first `seq` events have been handled (bounded wait).
-  private eventsCaughtUp(seq: number): Promise<void> {
-    if (this.eventsReceived >= seq) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        if (this.eventsReceived < seq) return;
-        clearTimeout(timer);
-        this.eventWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.eventWaiters.delete(done);
-        resolve();
-      }, EVENT_CATCH_UP_MS);
-      this.eventWaiters.add(done);
-    });
-  }
-
-  /**
-   * Routes one request to the worker. Never rejects: a failure, a restart or a dead worker
-   * comes back as an error outcome; `signal` cancels the call in the backend.
-   */
-  async request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void } = {}): Promise<CallOutcome> {
-    const api = this.api;
-    if (!api || this.state.phase !== 'connected') {
-      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' is not connected` } };
-    }
-    const call: BackendCall = { callId: this.nextCallId++, method, params, wantsProgress: extra.onProgress !== undefined };
-    if (extra.onProgress) this.progressListeners.set(call.callId, extra.onProgress);
-    const failed = new Promise<CallOutcome>((settle) => this.inflight.set(call.callId, { settle }));
-    const onAbort = () => void api.cancel(call.callId).catch(() => undefined);
-    extra.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      let outcome = await Promise.race([api.request(call), failed]);
-      // A broken connection usually means the child died: its exit event, on the other port,
-      // explains it better ("restarted", "crash loop"), so give it a moment to arrive.
-      if (!outcome.ok && outcome.error.kind === 'disconnected') outcome = (await Promise.race([failed, delay(EXIT_EXPLAINS_MS, null)])) ?? outcome;
-      if (outcome.eventSeq !== undefined) await this.eventsCaughtUp(outcome.eventSeq);
-      return outcome;
-    } catch (error) {
-      return { ok: false, error: { kind: 'disconnected', code: -32603, message: `backend '${this.name}' failed: ${(error as Error).message}` } };
-    } finally {
-      this.inflight.delete(call.callId);
-      this.progressListeners.delete(call.callId);
-      extra.signal?.removeEventListener('abort', onAbort);
-    }
-  }
-
   /** SIGKILLs the child's process group now; the worker reports the exit. */
   kill(): void {
     killGroup(this.state.pid);
@@ -368,6 +333,7 @@ export class BackendHandle {
     const worker = this.worker;
     const api = this.api;
     this.state.phase = 'stopping';
+    this.options.onFacts?.(this.name);
     if (worker && api) {
       await this.stopChildWithin(api);
       // The worker did not confirm the stop in time: its child may still run.
@@ -379,5 +345,6 @@ export class BackendHandle {
     this.worker = null;
     this.state.phase = 'stopped';
     this.state.pid = null;
+    this.options.onFacts?.(this.name);
   }
 }

@@ -28,25 +28,14 @@ export function createControlHandlers({ table, registry, configFile, reload, rel
       await handle.restart();
       return { server, restarted: true };
     },
-    tools({ server }) {
+    async tools({ server }) {
       const backend = table.backends.get(server);
       if (!backend) {
         if (table.disabled.has(server)) throw new ControlError('not_running', `Server '${server}' is disabled in ${configFile}: no live inventory`);
         throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
       }
-      return toolViews(backend);
-    },
-    fault({ server, kind }) {
-      if (process.env.AGENT_FAULT_INJECTION !== '1') throw new ControlError('bad_request', 'fault injection is disabled (start the service with AGENT_FAULT_INJECTION=1)');
-      if (kind === 'main-rejection') {
-        // A promise nobody handles, as a library bug would leave on the main thread.
-        void Promise.reject(new Error('injected fault: unhandled rejection on the main thread'));
-        return { server, injected: kind };
-      }
-      const handle = registry.handle(server);
-      if (!handle) throw new ControlError('unknown_server', `Server '${server}' not found in ${configFile}`);
-      handle.injectFault(kind);
-      return { server, injected: kind };
+      // The lists live in the backend's worker (and the hubs): asked for, off the probe path.
+      return toolViews(backend, (await registry.handle(server)?.inventory()) ?? null);
     },
     async reload() {
       const outcome = await reload();

@@ -88,6 +88,7 @@ export class BackendRegistry {
     state.lastError = redactCredentials(`invalid configuration: ${reasons.join('; ')}`);
     state.lastErrorPublic = sanitize(state.lastError);
     this.table.backends.set(slot.name, state);
+    this.options.onFacts?.(slot.name);
     this.options.onChange?.(slot.name);
   }
 
@@ -95,6 +96,7 @@ export class BackendRegistry {
     const previous = this.handles.get(name);
     this.handles.set(name, next);
     this.table.backends.set(name, next.state);
+    this.options.onFacts?.(name);
     if (previous) this.options.onChange?.(name);
     if (previous) await this.retire(previous);
     next.start();
@@ -104,7 +106,10 @@ export class BackendRegistry {
     const handle = this.handles.get(name);
     this.handles.delete(name);
     const existed = this.table.backends.delete(name);
-    if (existed) this.options.onChange?.(name);
+    if (existed) {
+      this.options.onFacts?.(name);
+      this.options.onChange?.(name);
+    }
     if (handle) await this.retire(handle);
   }
 
@@ -115,6 +120,11 @@ export class BackendRegistry {
     } finally {
       this.stopping.delete(handle);
     }
+  }
+
+  /** Every backend with a worker (to wire a hub that is new or back). */
+  all(): Iterable<BackendHandle> {
+    return this.handles.values();
   }
 
   /** Stops every backend in parallel (shutdown). */

@@ -1,36 +1,37 @@
-// `agent serve`: take the control socket (one HTTP service per configuration directory), listen,
-// then load the configuration, start the backends, watch for changes, and stop everything on
+// `agent serve` on the main thread (decisions §1): take the control socket (one HTTP service
+// per configuration directory), end what a killed predecessor left, listen (health answered
+// here, everything else forwarded as bytes to the hubs), start the hubs, load the configuration
+// in the config worker, start the backends, watch for changes, and stop everything on
 // SIGINT/SIGTERM within a deadline (decisions §2).
 import http from 'node:http';
 import os from 'node:os';
-import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
-import { StateTable } from './state-table.ts';
 import type { ServeOptions } from '../cli/serve-options.ts';
-import { formatProblem } from '../config/errors.ts';
-import { ensureConfigFile, loadConfig } from '../config/load.ts';
+import { ensureConfigFile } from '../config/ensure.ts';
 import { resolveConfigLocation } from '../config/paths.ts';
+import type { LoadedConfig } from '../config/types.ts';
+import { callControl } from '../control/client.ts';
+import { type Announcement, announceService } from '../control/discovery.ts';
+import { type ControlServer, ControlSocketInUseError, socketPath, startControlServer } from '../control/server.ts';
+import { createLogger, flushLogger } from '../shared/logger.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
+import { SERVICE_VERSION } from '../shared/version.ts';
+import { workerEntry } from '../shared/worker-entry.ts';
+import { createApp } from './app.ts';
+import { ConfigLoader } from './config-loader.ts';
 import { watchConfig } from './config-watch.ts';
+import { createControlHandlers } from './control-handlers.ts';
 import { currentProcessFacts } from './health/process-facts.ts';
 import { createHealthRateLimiter } from './health/rate-limit.ts';
-import { createApp } from './app.ts';
-import { createLogger, flushLogger } from '../shared/logger.ts';
-import { Catalog } from '../hub/catalog.ts';
-import { createMcpEndpoints } from '../hub/http.ts';
-import { ChangeNotifier } from '../hub/notifier.ts';
-import { Router } from '../hub/router.ts';
-import { InitialLoad } from '../hub/initial-load.ts';
-import { serveOverStdio } from '../hub/stdio.ts';
-import { createRestHandlers } from '../hub/rest.ts';
-import { workerEntry } from '../shared/worker-entry.ts';
-import { TokenEstimator } from '../hub/token-estimator.ts';
-import { callControl } from '../control/client.ts';
-import { type ControlServer, ControlSocketInUseError, socketPath, startControlServer } from '../control/server.ts';
-import { type Announcement, announceService } from '../control/discovery.ts';
-import { createControlHandlers } from './control-handlers.ts';
+import type { HubHandle } from './hub-handle.ts';
+import { HubPool } from './hubs.ts';
+import { endOrphans } from './orphans.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
+import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
+import { ConfigReloader } from './reloader.ts';
 import { runShutdown } from './shutdown.ts';
-import type { ReloadFacts, StatusView } from './status-view.ts';
-import { redactCredentials } from '../shared/sanitize.ts';
+import { StateTable } from './state-table.ts';
+import type { StatusView } from './status-view.ts';
+import { StdioBridge } from './stdio-bridge.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
@@ -61,18 +62,42 @@ async function describeRunning(socket: string, configDir: string): Promise<strin
   return `another agent service is already running on ${configDir} (${who}); stop it first, or start this one with another --config-dir`;
 }
 
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const bound = server.address();
+      resolve(typeof bound === 'object' && bound ? bound.port : port);
+    });
+  });
+}
+
 export async function serve(options: ServeOptions): Promise<RunningService> {
+  const startedAt = Date.now();
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
   process.on('unhandledRejection', (reason) => log.error({ error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));
   // stderr carries log lines only: Node's warnings become log lines too.
   process.removeAllListeners('warning');
   process.on('warning', (warning) => log.warn({ warning: warning.name, code: (warning as { code?: string }).code }, warning.message));
+
   const location = resolveConfigLocation({ config: options.config, configDir: options.configDir, platform: process.platform, homedir: os.homedir(), env: process.env, cwd: process.cwd() });
+  const stateDir = options.stateDir ?? location.dir;
   const table = new StateTable();
-  const catalog = new Catalog(table, log);
-  const notifier = new ChangeNotifier(catalog);
-  let router: Router | undefined;
+  let address: string | null = null;
+  // What shutdown() stops: declared first, since stdin's end (stdio mode) may come at any time.
+  let server: http.Server | null = null;
+  let watcher: { close(): Promise<void> } | null = null;
+  let announcement: Announcement | null = null;
+  let stopping: Promise<0 | 1> | null = null;
+
+  let hubs: HubPool | null = null;
+  // Every backend worker gets a direct channel to every hub that is up.
+  const wire = (hub: HubHandle, handle: ReturnType<BackendRegistry['handle']> & object) => {
+    const port = handle.channelToHub(hub.index);
+    if (port) hubs?.attach(hub, handle.spec.name, handle.workerNumber, port);
+  };
   const registry = new BackendRegistry(table, {
     log,
     logLevel: options.logLevel,
@@ -80,41 +105,34 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     pingIntervalMs: PING_INTERVAL_MS,
     pingTimeoutMs: PING_TIMEOUT_MS,
     stopGraceMs: DEFAULT_STOP_GRACE_MS,
-    maxMessageBytes: 16 * 1024 * 1024,
-    stateDir: null,
-    onChange: () => {
-      notifier.changed();
-      initialLoad.update();
+    maxMessageBytes: options.maxMessageBytes,
+    stateDir,
+    workerNice: options.workerNice,
+    onFacts: (name) => hubs?.touch(name),
+    onWorker: (handle) => {
+      for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
     },
-    onBackendLog: (name, params) => router?.backendLog(name, params),
+    onDown: (name, message) => hubs?.broadcast({ type: 'backendDown', name, message }),
   });
-  let configAttempted = false;
-  const initialLoad = new InitialLoad({
-    waitMs: options.initialWait,
-    backends: () => (configAttempted ? table.backends.values() : null),
-    onDeadline: (still) => log.warn({ initialWaitMs: options.initialWait, stillConnecting: still }, 'initial wait over: clients are answered with the backends connected so far'),
+  const loader = new ConfigLoader(options.workerNice);
+  const reloader = new ConfigReloader({
+    location,
+    load: (at) => loader.load(at, process.env),
+    apply: async (config: LoadedConfig) => {
+      for (const warning of config.warnings) registry.warnOnce(warning);
+      await registry.apply(config);
+      hubs?.refresh();
+    },
+    loaded: () => table.configuration.loaded,
+    log,
   });
-  router = new Router({
-    catalog,
-    links: (name) => registry.handle(name),
-    initialLoad,
-    logUnrouted: (backend, params) => log.info({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
-  });
-
-  // Loads are serialized: a change during a load is applied after it, never concurrently.
-  let loading: Promise<unknown> = Promise.resolve();
-  let closed = false;
-  let appliedFingerprint = '';
-  // What `agent mcp status` tells of reloads: when the served configuration was loaded, and a rejection since.
-  const reloadFacts: ReloadFacts = { loadedAt: null, rejected: null };
-  let address: string | null = null;
 
   // The control socket is the instance lock: one HTTP service per configuration directory.
   // A stdio service (a desktop client's own) runs beside it without the control bus.
   let control: ControlServer | null = null;
   if (options.transport === 'http') {
-    const socket = socketPath(location.dir);
-    const handlers = createControlHandlers({ table, registry, configFile: location.file, address: () => address, reload: () => reload('agent mcp reload'), reloadFacts: () => reloadFacts });
+    const socket = socketPath(stateDir);
+    const handlers = createControlHandlers({ table, registry, configFile: location.file, address: () => address, reload: () => reloader.reload('agent mcp reload'), reloadFacts: () => reloader.facts });
     try {
       control = await startControlServer(socket, handlers, log);
       log.debug({ socket: control.path }, 'control bus listening');
@@ -122,13 +140,48 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, location.dir));
       log.error({ error: redactCredentials(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
     }
+    // Backends a killed predecessor left behind end before ours start.
+    endOrphans(stateDir, log);
   } else {
     log.info({ configDir: location.dir }, 'stdio mode: the control bus is not started (`agent mcp` commands reach the HTTP service of this configuration directory, if one runs)');
   }
 
-  const tokens = new TokenEstimator();
-  const mcpHttp = options.transport === 'http' ? createMcpEndpoints({ catalog, router, notifier, log, lazyTools: options.lazyTools, initialLoad }) : null;
-  let server: http.Server | null = null;
+  hubs = new HubPool(
+    options.mcpWorkers,
+    {
+      log: { level: options.logLevel, format: options.logFormat },
+      lazyTools: options.lazyTools,
+      transport: options.transport,
+      initialWaitUntil: startedAt + options.initialWait,
+      maxMessageBytes: options.maxMessageBytes,
+      maxSessions: options.maxSessions,
+      nice: options.workerNice,
+      version: SERVICE_VERSION,
+    },
+    {
+      log,
+      limits: { maxBodyBytes: options.maxMessageBytes },
+      backends: () => table.backends,
+      disabled: () => table.disabled,
+      configAttempted: () => reloader.attempted,
+      wireBackends: (hub) => {
+        for (const handle of registry.all()) wire(hub, handle);
+      },
+      onUp: (hub) => {
+        if (hub.index === 0 && hub.pump) stdio?.attach(hub.pump);
+      },
+      onDown: (hub) => {
+        if (hub.index === 0) stdio?.detach();
+      },
+    },
+  );
+
+  let finished: (code: 0 | 1) => void = () => undefined;
+  const done = new Promise<0 | 1>((resolve) => (finished = resolve));
+  const stdio = options.transport === 'stdio' ? new StdioBridge(() => void shutdown('stdin closed').then(finished)) : null;
+  // The hubs load while the listener opens; a request that comes first waits for them.
+  hubs.start();
+
   let port: number | null = null;
   let guard: OriginGuard | null = null;
   if (options.http) {
@@ -141,28 +194,19 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         facts: currentProcessFacts,
       },
       () => guard,
-      mcpHttp ?? undefined,
-      createRestHandlers({ table, tokens }),
+      (req, res) => hubs!.forward(req, res),
     );
     // polka's handler takes an optional `next`; passing one would replace its own route loop.
-    const handle = app.handler.bind(app) as unknown as http.RequestListener;
-    const listening = http.createServer(handle);
+    const listening = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
     try {
-      await new Promise<void>((resolve, reject) => {
-        listening.once('error', reject);
-        listening.listen(options.port, options.host, () => {
-          listening.off('error', reject);
-          resolve();
-        });
-      });
+      port = await listen(listening, options.port, options.host);
     } catch (error) {
-      // The service will not run: give the control socket back.
+      // The service will not run: give the control socket back, stop the hubs.
       await control?.close();
+      await hubs.stopAll();
       throw error;
     }
     server = listening;
-    const bound = listening.address();
-    port = typeof bound === 'object' && bound ? bound.port : options.port;
     guard = createOriginGuard({
       listenHost: options.host,
       port,
@@ -182,46 +226,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   } catch (error) {
     log.error({ file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
   }
-
-  const reload = (why: string): Promise<{ ok: boolean; message: string }> => {
-    const next = loading.then(async () => {
-      if (closed) return { ok: false, message: 'the service is shutting down' };
-      const outcome = await loadConfig(location, process.env);
-      if (closed) return { ok: false, message: 'the service is shutting down' };
-      if (!outcome.ok) {
-        const kept = table.configuration.loaded ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
-        for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
-        const reason = outcome.problems.map(formatProblem).join('; ');
-        reloadFacts.rejected = { at: new Date().toISOString(), reason };
-        return { ok: false, message: `${reason}; ${kept}` };
-      }
-      // Editors, symlink swaps and our own files make events without a change: nothing to do then.
-      const recovered = reloadFacts.rejected;
-      reloadFacts.rejected = null;
-      if (recovered) log.info({ file: location.file, rejectedSince: recovered.at }, 'configuration is valid again');
-      if (why === 'file changed' && outcome.fingerprint === appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
-      appliedFingerprint = outcome.fingerprint;
-      reloadFacts.loadedAt = new Date().toISOString();
-      for (const warning of outcome.config.warnings) registry.warnOnce(warning);
-      await registry.apply(outcome.config);
-      log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
-      return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };
-    }).catch((error: unknown) => {
-      log.error({ error: redactCredentials(error) }, 'configuration load failed');
-      return { ok: false, message: `configuration load failed: ${redactCredentials(error)}` };
-    });
-    loading = next;
-    return next;
-  };
-  const watcher = options.reload ? watchConfig(location.file, () => void reload('file changed')) : null;
-  await reload('startup');
-  configAttempted = true;
-  initialLoad.update();
+  if (options.reload && !stopping) watcher = watchConfig(location.file, () => void reloader.reload('file changed'));
+  await reloader.reload('startup');
 
   // Lets `agent mcp ...` without --config find this service (lib/control/discovery.ts).
-  let announcement: Announcement | null = null;
-  if (control) {
-    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date().toISOString() }).catch(
+  if (control && !stopping) {
+    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date(startedAt).toISOString() }).catch(
       (error: unknown) => {
         log.warn({ error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
         return null;
@@ -229,29 +239,21 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     );
   }
 
-  let finished: (code: 0 | 1) => void = () => undefined;
-  const done = new Promise<0 | 1>((resolve) => (finished = resolve));
-  const stdio = options.transport === 'stdio' ? serveOverStdio({ catalog, router, notifier, log, lazyTools: options.lazyTools, initialLoad, onEnd: () => void shutdown('stdin closed').then(finished) }) : null;
-
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
-  let stopping: Promise<0 | 1> | null = null;
   function shutdown(reason: string): Promise<0 | 1> {
     stopping ??= (async () => {
-      closed = true;
       log.info({ reason }, 'shutting down');
       const code = await runShutdown(
         [
           { name: 'stop accepting', run: () => server?.close() },
-          { name: 'close MCP sessions', run: () => mcpHttp?.close() },
-          { name: 'close the stdio session', run: () => stdio?.close() },
+          { name: 'close MCP sessions', run: () => hubs?.stopAll() },
           { name: 'withdraw the announcement', run: () => announcement?.remove() },
           { name: 'close the control bus', run: () => control?.close() },
           { name: 'close connections', run: () => server?.closeAllConnections() },
-          { name: 'stop notifications', run: () => notifier.close() },
           { name: 'stop watching the configuration', run: () => watcher?.close() },
-          { name: 'finish the configuration load', run: () => loading },
+          { name: 'finish the configuration load', run: () => reloader.close() },
           { name: 'stop backends', run: () => registry.stopAll() },
-          { name: 'stop the token pool', run: () => tokens.close() },
+          { name: 'stop the config worker', run: () => loader.close() },
         ],
         { deadlineMs: SHUTDOWN_DEADLINE_MS, log, killAll: () => registry.killAll() },
       );

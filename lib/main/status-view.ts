@@ -40,7 +40,7 @@ export function backendStatusView(b: BackendState, now: number): BackendStatusVi
     lastExit: b.lastExit ? { code: b.lastExit.code, signal: b.lastExit.signal, at: iso(b.lastExit.at), pid: b.lastExit.pid } : null,
     lastError: b.lastError,
     protocolVersion: b.protocolVersion,
-    tools: b.inventory?.tools.length ?? 0,
+    tools: b.counts?.tools ?? 0,
   };
 }
 

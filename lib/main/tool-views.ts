@@ -4,10 +4,11 @@ import { qualify } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
 import type { ToolsResult, ToolView } from '../control/protocol.ts';
 import type { BackendState } from '../shared/backend-state.ts';
+import type { Inventory } from '../shared/messages/calls.ts';
 import { serverStatus } from '../shared/status.ts';
 
-export function toolViews(b: BackendState): ToolsResult {
-  const tools: ToolView[] = (b.inventory?.tools ?? []).map((tool) => {
+export function toolViews(b: BackendState, inventory: Inventory | null): ToolsResult {
+  const tools: ToolView[] = (inventory?.tools ?? []).map((tool) => {
     const effective = withEffectiveDescription(b.name, tool, b.toolPolicy);
     return {
       name: tool.name,
@@ -19,6 +20,6 @@ export function toolViews(b: BackendState): ToolsResult {
     };
   });
   const observed = new Set(tools.flatMap((t) => [t.name, t.qualifiedName]));
-  const unresolved = b.inventory ? b.toolPolicy.disabledTools.filter((entry) => !observed.has(entry)) : [];
+  const unresolved = inventory ? b.toolPolicy.disabledTools.filter((entry) => !observed.has(entry)) : [];
   return { server: b.name, status: serverStatus(b), tools, unresolved };
 }

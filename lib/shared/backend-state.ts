@@ -1,7 +1,8 @@
 // What is known of one backend, as plain data: the main thread's state table holds it (health
 // reads it), and the CLI and the hub receive copies.
 import type { ToolPolicy } from './tool-policy.ts';
-import type { ExitInfo, Inventory } from './messages.ts';
+import type { Inventory } from './messages/calls.ts';
+import type { ExitInfo, InventoryCounts } from './messages/state-events.ts';
 
 export type BackendPhase =
   | 'invalid' // the configuration entry is invalid: never started
@@ -48,7 +49,10 @@ export type BackendState = {
   lastExit: ExitInfo | null;
   /** Present for supervised backends (stdio with restartOnExit). */
   supervision: SupervisionFacts | null;
+  /** The lists (a hub's view; the main thread keeps only their counts). */
   inventory: Inventory | null;
+  /** How many tools, resources and prompts the backend offered when last heard of. */
+  counts: InventoryCounts | null;
   /** disabledTools and toolDescriptionOverrides of the server's configuration. */
   toolPolicy: ToolPolicy;
   instructions: string | null;
@@ -91,6 +95,7 @@ export function newBackendState(name: string, tags: string[], supervision: Super
     lastExit: null,
     supervision,
     inventory: null,
+    counts: null,
     toolPolicy: { disabledTools: [], toolDescriptionOverrides: {} },
     instructions: null,
     protocolVersion: null,

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BackendCall, WorkerEvent } from '../../lib/shared/messages.ts';
+import type { BackendCall } from '../../lib/shared/messages/calls.ts';
+import type { RunnerEvent } from '../../lib/shared/messages/state-events.ts';
 import { harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
 
 let nextCallId = 1;
@@ -9,7 +10,7 @@ const timesOut = () => call('slow', { steps: 1, delayMs: 3_000 });
 
 test('call health :: consecutive timeouts are counted; a result or an MCP error from the backend resets the count', async () => {
   const h = harness(stdioSpec('sluggish', STDIO_SERVER, { requestTimeout: 300 }));
-  const counts = () => h.events.flatMap((e: WorkerEvent) => (e.type === 'callHealth' ? [e.consecutiveTimeouts] : []));
+  const counts = () => h.events.flatMap((e: RunnerEvent) => (e.type === 'callHealth' ? [e.consecutiveTimeouts] : []));
   try {
     await h.runner.start();
     await h.next('connected');

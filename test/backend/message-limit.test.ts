@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BackendCall } from '../../lib/shared/messages.ts';
+import type { BackendCall } from '../../lib/shared/messages/calls.ts';
 import { backendFixture, harness, stdioSpec } from './helpers/runner-harness.ts';
 
 const LIMIT = 64 * 1024;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BackendCall } from '../../lib/shared/messages.ts';
+import type { BackendCall } from '../../lib/shared/messages/calls.ts';
 import { isAlive } from '../helpers/processes.ts';
 import { backendFixture, bounded, harness, stdioSpec } from './helpers/runner-harness.ts';
 

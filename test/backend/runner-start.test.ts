@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BackendCall } from '../../lib/shared/messages.ts';
+import type { BackendCall } from '../../lib/shared/messages/calls.ts';
 import { backendFixture, bounded, harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
 
 let nextCallId = 1;

@@ -10,7 +10,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { build } from 'esbuild';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BackendApi, BackendWorkerData, WorkerEvent } from '../../lib/shared/messages.ts';
+import type { BackendApi, BackendWorkerData, WorkerEvent } from '../../lib/shared/messages/state-events.ts';
 import { isAlive } from '../helpers/processes.ts';
 import { commandSpec, FIXTURES } from './helpers/runner-harness.ts';
 
@@ -75,6 +75,7 @@ async function runOnce(fixture: FixtureName): Promise<Run> {
     pingTimeoutMs: 5_000,
     maxMessageBytes: 1024 * 1024,
     stateDir: null,
+    nice: 0,
   };
   // execArgv: [] — a plain bundle needs no tsx, whose loader hooks would slow every worker down.
   const worker = new Worker(bundles[fixture], { workerData, transferList: [channel.port2], stdout: true, stderr: true, execArgv: [] });

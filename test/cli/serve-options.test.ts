@@ -20,6 +20,11 @@ const DEFAULTS: ServeOptions = {
   allowedOrigins: [],
   allowedHosts: [],
   initialWait: 10_000,
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxSessions: 1000,
+  mcpWorkers: 1,
+  workerNice: 10,
+  stateDir: undefined,
 };
 
 type Env = Record<string, string | undefined>;
@@ -152,6 +157,20 @@ test('serve-options :: --initial-wait and AGENT_INITIAL_WAIT', () => {
   run({ 'initial-wait': 0 }, {}, { initialWait: 0 });
   run({}, { AGENT_INITIAL_WAIT: '2500' }, { initialWait: 2500 });
   usageError({ 'initial-wait': '1s' }, {}, 'Expected --initial-wait to be a whole number from 0 to 600000, got "1s"');
+});
+
+test('serve-options :: limits, hubs, priority and the state directory, flags beat AGENT_*', () => {
+  run({ 'max-message-bytes': 1048576, 'max-sessions': 50, 'mcp-workers': 2, 'worker-nice': 0, 'state-dir': '/var/lib/agent' }, { AGENT_MCP_WORKERS: '4' }, {
+    maxMessageBytes: 1048576,
+    maxSessions: 50,
+    mcpWorkers: 2,
+    workerNice: 0,
+    stateDir: '/var/lib/agent',
+  });
+  run({}, { AGENT_MAX_MESSAGE_BYTES: '2048', AGENT_MAX_SESSIONS: '7', AGENT_MCP_WORKERS: '3', AGENT_WORKER_NICE: '19', AGENT_STATE_DIR: '/s' }, { maxMessageBytes: 2048, maxSessions: 7, mcpWorkers: 3, workerNice: 19, stateDir: '/s' });
+  usageError({ 'worker-nice': 20 }, {}, 'Expected --worker-nice to be a whole number from 0 to 19, got "20"');
+  usageError({ 'mcp-workers': 0 }, {}, 'Expected --mcp-workers to be a whole number from 1 to 64, got "0"');
+  usageError({}, { AGENT_MAX_MESSAGE_BYTES: '10' }, 'Expected AGENT_MAX_MESSAGE_BYTES to be a whole number from 1024 to 1073741824, got "10"');
 });
 
 test.run();

@@ -26,7 +26,6 @@ const handlers: ControlHandlers = {
   restart: fail(`Server 'x' not found in ${location.file}`),
   reload: fail(`${location.file} at mcpServers.a.url: expected an absolute http:// or https:// URL, found https://user:hunter2@example.com/mcp?token=abc123`),
   tools: fail('unused'),
-  fault: fail('unused'),
 };
 const server = await startControlServer(socketPath(dir), handlers);
 const target = { socket: socketPath(dir) };

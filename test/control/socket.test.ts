@@ -47,10 +47,6 @@ const handlers: ControlHandlers = {
     calls.push({ op: 'tools', args });
     return { server: args.server, status: 'connected', tools: [], unresolved: [] };
   },
-  fault(args) {
-    calls.push({ op: 'fault', args });
-    return { injected: args.kind };
-  },
 };
 
 // Sends raw text on one connection and collects `count` response lines (or until the peer closes).

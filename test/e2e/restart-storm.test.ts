@@ -30,8 +30,11 @@ T('restart storm :: during the first connect and during a queued replacement: on
   const socket = socketPath(svc.dir);
   const seen = sampler(marker);
   try {
-    // First connect: the control socket answers as soon as the configuration is applied.
-    await poll(async () => (await callControl(socket, 'status')).ok, 'the control socket');
+    // First connect: as soon as the service knows the backend, while it still starts.
+    await poll(async () => {
+      const status = await callControl(socket, 'status');
+      return status.ok && (status.result as { servers: { name: string }[] }).servers.some((s) => s.name === 'storm');
+    }, 'the backend configured');
     const first = await storm(socket, 40);
     assert.ok(first.some((r) => !(r instanceof Error) && r.ok), 'restarts were accepted');
     await poll(async () => (await svc.get('/health/mcp/storm')).status === 200, 'storm connected', 20_000);

@@ -8,8 +8,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { callControl } from '../../lib/control/client.ts';
-import { socketPath } from '../../lib/control/server.ts';
 import { descendants, isAlive } from '../helpers/processes.ts';
 import { FIXTURE_SERVER, poll, runCli, type Service, startService } from '../helpers/service.ts';
 
@@ -43,7 +41,6 @@ T.before(async () => {
       },
     },
     args: ['--health-info-level', 'full', '--health-rate-limit', '0'],
-    env: { AGENT_FAULT_INJECTION: '1' },
   });
   await svc.waitFor(async () => (await svc.get('/health')).body.status === 'healthy', 'all healthy', 20_000);
 });
@@ -172,30 +169,6 @@ T('e2e supervision :: three request timeouts in a row make a backend unhealthy u
   assert.equal((await client.callTool({ name: 'sluggish_agent_echo', arguments: { text: 'ok' } })).content, [{ type: 'text', text: 'ok' }]);
   await poll(async () => (await svc.get('/health/mcp/sluggish')).status === 200, 'sluggish healthy after a call succeeded');
   await client.close();
-});
-
-T('e2e supervision :: a worker thread killed by fault injection is recovered', async () => {
-  for (const kind of ['worker-exit', 'worker-throw'] as const) {
-    const before = await supervision('fragile');
-    const answer = await callControl(socketPath(svc.dir), 'fault', { server: 'fragile', kind });
-    assert.ok(answer.ok, JSON.stringify(answer));
-    await poll(async () => {
-      const s = await supervision('fragile');
-      return s.state === 'connected' && s.pid !== before.pid && s;
-    }, `fragile recovered after ${kind}`);
-    assert.ok(!isAlive(before.pid), 'the old child did not outlive its worker');
-    assert.ok(svc.logs.some((l) => l.backend === 'fragile' && /backend worker thread (exited|failed)/.test(String(l.error))), kind);
-  }
-  assert.is((await svc.get('/health/live')).status, 200, 'the main thread survived');
-});
-
-T('e2e supervision :: an unhandled rejection on the main thread is logged, not fatal', async () => {
-  const answer = await callControl(socketPath(svc.dir), 'fault', { server: 'healthy', kind: 'main-rejection' });
-  assert.ok(answer.ok, JSON.stringify(answer));
-  const line = await svc.waitForLog((l) => l.msg === 'unhandled rejection on the main thread');
-  assert.match(String(line.error), /injected fault/);
-  assert.is((await svc.get('/health/live')).status, 200);
-  assert.is(svc.child.exitCode, null);
 });
 
 T('e2e supervision :: restart and status errors: unknown server exits 1, no service exits 3', async () => {

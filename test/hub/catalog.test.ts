@@ -1,22 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import { Catalog } from '../../lib/hub/catalog.ts';
+import { Catalog, VIEW_CACHE_ENTRIES } from '../../lib/hub/catalog.ts';
 import { parseTagFilter } from '../../lib/shared/tag-filter.ts';
-import { newBackendState } from '../../lib/shared/backend-state.ts';
-import { StateTable } from '../../lib/main/state-table.ts';
+import { type BackendState, newBackendState } from '../../lib/shared/backend-state.ts';
+import type { BackendSource } from '../../lib/hub/backends.ts';
 
 const silent = pino({ level: 'silent' });
 const tool = (name: string, description = name) => ({ name, description, inputSchema: { type: 'object' as const } });
 
 function table() {
-  const t = new StateTable();
+  const backends = new Map<string, BackendState>();
+  const t: BackendSource = { get: (name) => backends.get(name), all: () => backends.values(), disabled: () => [] };
   const add = (name: string, tags: string[], tools: string[], phase: 'connected' | 'failed' = 'connected') => {
     const b = newBackendState(name, tags, null);
     b.phase = phase;
     b.instructions = `use ${name}`;
     b.inventory = { tools: tools.map((n) => tool(n)), resources: [{ uri: `${name}://r`, name: 'r' }], prompts: [{ name: 'p' }], resourceTemplates: [] };
-    t.backends.set(name, b);
+    backends.set(name, b);
     return b;
   };
   return { t, add };
@@ -89,6 +90,22 @@ test('catalog :: a backend connecting with tools only changes the tool signature
   tools.tags = ['retagged'];
   catalog.invalidate();
   assert.is(catalog.signatures().prompts, before.prompts, 'its tags do not touch the prompt list either');
+});
+
+test('catalog :: the view cache is bounded: 10,000 distinct filters keep at most VIEW_CACHE_ENTRIES views', () => {
+  const { t, add } = table();
+  add('a', ['x'], ['one']);
+  const catalog = new Catalog(t, silent);
+  const cache = (catalog as unknown as { cache: Map<string, unknown> }).cache;
+  for (let i = 0; i < 10_000; i++) catalog.view(parseTagFilter(`x or tag${i}`));
+  assert.is(cache.size, VIEW_CACHE_ENTRIES);
+  // The most recently used view survives newer ones.
+  const keep = parseTagFilter('x or kept');
+  const kept = catalog.view(keep);
+  for (let i = 0; i < VIEW_CACHE_ENTRIES - 1; i++) {
+    catalog.view(parseTagFilter(`x or more${i}`));
+    assert.is(catalog.view(keep), kept);
+  }
 });
 
 test.run();

@@ -2,10 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type BackendEffect, type EventContext, FRESH_START, reduceBackendEvent } from '../../lib/main/backend-events.ts';
 import { type BackendState, newBackendState } from '../../lib/shared/backend-state.ts';
-import type { Inventory, WorkerEvent } from '../../lib/shared/messages.ts';
+import type { InventoryCounts, WorkerEvent } from '../../lib/shared/messages/state-events.ts';
 
 const AT = Date.parse('2026-11-23T10:00:00.000Z');
-const inventory: Inventory = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }], resources: [], prompts: [], resourceTemplates: [] };
+const counts: InventoryCounts = { tools: 1, resources: 0, prompts: 0, resourceTemplates: 0 };
 const exit = { code: 1, signal: null, at: AT, pid: 42 };
 const running = (): BackendState => ({ ...newBackendState('b', ['t'], null), phase: 'connected', firstConnect: false, pid: 42 });
 const UNSUPERVISED: EventContext = { stopping: false, supervised: false };
@@ -17,25 +17,25 @@ const types = (effects: BackendEffect[]) => effects.map((e) => (e.type === 'supe
 type Case = [name: string, state: BackendState, event: WorkerEvent, ctx: EventContext, patch: Partial<BackendState>, effects: string[]];
 
 const cases: Case[] = [
-  ['ready asks for the pending start', running(), { v: 1, type: 'ready' }, UNSUPERVISED, {}, ['workerReady']],
+  ['ready asks for the pending start', running(), { v: 1, type: 'ready', tid: 123 }, UNSUPERVISED, {}, ['workerReady']],
   ['connecting records the pid', running(), { v: 1, type: 'connecting', at: AT, pid: 7 }, UNSUPERVISED, { phase: 'connecting', pid: 7 }, []],
   [
     'connected publishes and tells the supervisor',
     { ...running(), phase: 'connecting', missedPings: 1 },
-    { v: 1, type: 'connected', at: AT, pid: 7, protocolVersion: '2026-07-28', instructions: 'hi', inventory },
+    { v: 1, type: 'connected', at: AT, pid: 7, protocolVersion: '2026-07-28', counts },
     SUPERVISED,
-    { phase: 'connected', firstConnect: false, pid: 7, lastConnected: AT, missedPings: 0, inventory, instructions: 'hi', protocolVersion: '2026-07-28' },
+    { phase: 'connected', firstConnect: false, pid: 7, lastConnected: AT, missedPings: 0, counts, protocolVersion: '2026-07-28' },
     ['log:info', 'supervise:connected', 'changed'],
   ],
   [
     'connected, unsupervised: no supervisor',
     running(),
-    { v: 1, type: 'connected', at: AT, pid: 7, protocolVersion: null, instructions: null, inventory },
+    { v: 1, type: 'connected', at: AT, pid: 7, protocolVersion: null, counts },
     UNSUPERVISED,
-    { phase: 'connected', firstConnect: false, pid: 7, lastConnected: AT, missedPings: 0, inventory, instructions: null, protocolVersion: null },
+    { phase: 'connected', firstConnect: false, pid: 7, lastConnected: AT, missedPings: 0, counts, protocolVersion: null },
     ['log:info', 'changed'],
   ],
-  ['inventory replaces the lists', running(), { v: 1, type: 'inventory', inventory }, UNSUPERVISED, { inventory }, ['changed']],
+  ['inventory: the counts change', running(), { v: 1, type: 'inventory', counts }, UNSUPERVISED, { counts }, ['changed']],
   ['an answered ping resets the count', { ...running(), missedPings: 1 }, { v: 1, type: 'ping', at: AT, ok: true, error: null }, UNSUPERVISED, { missedPings: 0 }, []],
   [
     'a missed ping counts and warns',
@@ -96,8 +96,6 @@ const cases: Case[] = [
   ['stopped', running(), { v: 1, type: 'stopped', at: AT }, STOPPING, { phase: 'stopped', pid: null }, ['changed']],
   ['a timeout streak is recorded with its time', running(), { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 3 }, UNSUPERVISED, { consecutiveTimeouts: 3, lastTimeoutAt: AT }, []],
   ['an answered call ends the streak', { ...running(), consecutiveTimeouts: 3, lastTimeoutAt: AT - 1 }, { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 0 }, UNSUPERVISED, { consecutiveTimeouts: 0 }, []],
-  ['progress is routed', running(), { v: 1, type: 'progress', callId: 3, progress: { progress: 1 } }, UNSUPERVISED, {}, ['progress']],
-  ['backend logs are routed', running(), { v: 1, type: 'backendLog', params: { level: 'info', data: 'x' } }, UNSUPERVISED, {}, ['backendLog']],
   ['worker logs are logged with the backend name', running(), { v: 1, type: 'log', level: 'warn', msg: 'm', fields: { a: 1 } }, UNSUPERVISED, {}, ['log:warn']],
 ];
 

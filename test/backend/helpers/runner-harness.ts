@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { BackendRunner, type RunnerOptions } from '../../../lib/backend/runner.ts';
 import type { StdioSpec } from '../../../lib/config/types.ts';
-import type { WorkerEvent } from '../../../lib/shared/messages.ts';
+import type { RunnerEvent } from '../../../lib/shared/messages/state-events.ts';
 import { isAlive } from '../../helpers/processes.ts';
 
 export const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');
@@ -56,14 +56,14 @@ export type LogLine = Record<string, unknown> & { level: number; msg: string };
 
 export type Harness = {
   runner: BackendRunner;
-  events: WorkerEvent[];
+  events: RunnerEvent[];
   logs: LogLine[];
   /** Pids of every child the runner reported spawning. */
   pids: () => number[];
   /** For each spawn after the first: the earlier children that were still alive at that moment. */
   overlaps: number[][];
   /** The first event (from `from` on) that matches; rejects after `timeoutMs`. */
-  next: <T extends WorkerEvent['type']>(type: T, match?: (event: Extract<WorkerEvent, { type: T }>) => boolean, from?: number, timeoutMs?: number) => Promise<Extract<WorkerEvent, { type: T }>>;
+  next: <T extends RunnerEvent['type']>(type: T, match?: (event: Extract<RunnerEvent, { type: T }>) => boolean, from?: number, timeoutMs?: number) => Promise<Extract<RunnerEvent, { type: T }>>;
   /** Stops the runner and fails if any child it spawned is still alive. */
   close: () => Promise<void>;
 };
@@ -71,7 +71,7 @@ export type Harness = {
 export const DEFAULT_OPTIONS: RunnerOptions = { pingIntervalMs: 60_000, pingTimeoutMs: 5_000, maxMessageBytes: 16 * 1024 * 1024, stateDir: null };
 
 export function harness(spec: StdioSpec, options: Partial<RunnerOptions> = {}): Harness {
-  const events: WorkerEvent[] = [];
+  const events: RunnerEvent[] = [];
   const logs: LogLine[] = [];
   const overlaps: number[][] = [];
   const wakers = new Set<() => void>();

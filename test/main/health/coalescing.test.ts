@@ -24,7 +24,7 @@ test('health coalescing :: the same millisecond reuses the report; the next one 
     limiter: createHealthRateLimiter({ limit: 0, windowSeconds: 300, exempt: [] }),
     now: () => now,
     facts: () => (builds++, FACTS),
-  }, () => null);
+  }, () => null, (_req, res) => void res.writeHead(404).end());
   const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -60,6 +60,13 @@ type Scenario = {
 
 const servers: http.Server[] = [];
 
+// Stands in for the hub: every route that is not a health route is forwarded there.
+function forwarded(req: http.IncomingMessage, res: http.ServerResponse): void {
+  req.resume();
+  res.writeHead(404, { 'Content-Type': 'application/json', 'X-Forwarded-To': 'hub' });
+  res.end(JSON.stringify({ error: 'not_found', message: 'No such route' }));
+}
+
 async function start(s: Scenario = {}): Promise<string> {
   const deps: HealthRouteDeps = {
     table: s.table ?? table([up('a'), up('b')]),
@@ -69,7 +76,7 @@ async function start(s: Scenario = {}): Promise<string> {
     facts: s.facts ?? (() => FACTS),
     ...(s.buildReport ? { buildReport: s.buildReport } : {}),
   };
-  const app = createApp(deps, () => null);
+  const app = createApp(deps, () => null, forwarded);
   // polka's handler must be called without `next`, or its own route loop is replaced.
   const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
   servers.push(server);
@@ -438,6 +445,7 @@ for (const [method, path] of notFoundCases) {
     assert.is(r.status, 404);
     assert.is(r.headers.get('content-type'), 'application/json');
     assert.is(r.body.error, 'not_found');
+    assert.is(r.headers.get('x-forwarded-to'), 'hub', 'not a health route: forwarded');
   });
 }
 

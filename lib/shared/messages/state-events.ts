@@ -1,52 +1,25 @@
-// Every message that crosses the thread boundary between the main thread and a backend worker.
-// Events flow worker → main on `parentPort`; requests flow main → worker over comlink (BackendApi).
+// What a backend worker tells the main thread (state events, for the state table health is
+// built from) and what the main thread asks of it (over comlink). Calls do not come this way:
+// they go between the hubs and the worker directly (calls.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { BackendSpec } from '../config/types.ts';
-import type { LogLevel } from './logger.ts';
+import type { BackendSpec } from '../../config/types.ts';
+import type { LogLevel } from '../logger.ts';
+import type { BackendCall, CallOutcome, Inventory, ProgressParams } from './calls.ts';
 
 export const BUS_PROTOCOL_VERSION = 1 as const;
 
 /** Errors cross threads as plain data. */
 export type WireError = { name: string; code?: string; message: string };
 
-export type Inventory = {
-  tools: Tool[];
-  resources: Resource[];
-  prompts: Prompt[];
-  resourceTemplates: ResourceTemplate[];
-};
-
-/** The requests a client can route to one backend. */
-export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
-
-export type BackendCall = {
-  /** Unique per handle; names the call in progress events and `cancel`. */
-  callId: number;
-  method: BackendMethod;
-  params: Record<string, unknown>;
-  /** Forward the backend's progress notifications as `progress` events. */
-  wantsProgress: boolean;
-};
-
-/** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
-export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
-/**
- * `eventSeq` counts the events the worker had posted when the call ended. Progress and log
- * events travel on another port than the outcome, so the main thread waits until it has seen
- * that many before answering: none arrives after the response (where a client would drop it).
- */
-export type CallOutcome = ({ ok: true; result: Record<string, unknown> } | { ok: false; error: CallError }) & { eventSeq?: number };
-
-export type ProgressParams = { progress: number; total?: number; message?: string };
-
 export type ExitInfo = { code: number | null; signal: string | null; at: number; pid: number | null };
+
+/** How many tools, resources and prompts a backend offers (the lists go to the hubs). */
+export type InventoryCounts = { tools: number; resources: number; prompts: number; resourceTemplates: number };
 
 type Versioned<T> = T & { v: typeof BUS_PROTOCOL_VERSION };
 
-export type WorkerEvent = Versioned<
-  /** The worker has loaded everything and its API is exposed. */
-  | { type: 'ready' }
+/** What the runner (the connection) reports inside the worker; the worker splits it between the main thread and the hubs. */
+export type RunnerEvent = Versioned<
   /** A child was spawned (stdio) or a transport opened (remote); MCP initialize is under way. */
   | { type: 'connecting'; at: number; pid: number | null }
   | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; instructions: string | null; inventory: Inventory }
@@ -68,6 +41,20 @@ export type WorkerEvent = Versioned<
   | { type: 'callHealth'; at: number; consecutiveTimeouts: number }
 >;
 
+/** backend worker → main thread (on parentPort): state, never calls or lists. */
+export type WorkerEvent =
+  | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' }>
+  | Versioned<
+      /** The worker has loaded everything and its API is exposed. */
+      | { type: 'ready'; tid: number | null }
+      | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; counts: InventoryCounts }
+      | { type: 'inventory'; counts: InventoryCounts }
+    >;
+
+export function countsOf(inventory: Inventory): InventoryCounts {
+  return { tools: inventory.tools.length, resources: inventory.resources.length, prompts: inventory.prompts.length, resourceTemplates: inventory.resourceTemplates.length };
+}
+
 /** `--max-message-bytes` when the service passes none. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -83,6 +70,8 @@ export type BackendWorkerData = {
   maxMessageBytes: number;
   /** Where the worker records its child (pid and start time) so a later service can end orphans; null = not recorded. */
   stateDir: string | null;
+  /** Nice value of the worker's thread and its child (`--worker-nice`, or the server's `nice`). */
+  nice: number;
 };
 
 export type StopOptions = { graceMs: number };
@@ -91,12 +80,13 @@ export type StopOptions = { graceMs: number };
 export interface BackendApi {
   start(): Promise<void>;
   stop(options: StopOptions): Promise<void>;
-  /** Never rejects: failures come back as `{ok: false, error}`. */
-  request(call: BackendCall): Promise<CallOutcome>;
-  cancel(callId: number): void;
-  /** Fault injection (tests): end the worker thread as a crashing library would. */
-  injectFault(kind: 'worker-exit' | 'worker-throw'): void;
+  /** A hub's end of a direct channel (calls.ts); replaces that hub's previous one. */
+  attachHub(hub: number, port: MessagePort): void;
+  /** The backend's current lists (`agent mcp tools list`); null before it connected. */
+  inventory(): Inventory | null;
 }
+
+export type { BackendCall, CallOutcome };
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof Error) {

@@ -1,0 +1,135 @@
+// The backends as a hub sees them: the main thread's facts (configuration, supervision, health)
+// merged with what each backend worker tells the hub over the direct channel (its connection and
+// inventory). The catalog, the router and the REST views read these views.
+import type { MessagePort } from 'node:worker_threads';
+import type { BackendState } from '../shared/backend-state.ts';
+import type { ConnectionFacts } from '../shared/messages/calls.ts';
+import type { BackendFacts } from '../shared/messages/hub.ts';
+import { BackendLink } from './backend-link.ts';
+
+/** What the catalog and the REST views read. */
+export interface BackendSource {
+  get(name: string): BackendState | undefined;
+  all(): Iterable<BackendState>;
+  /** Names of disabled servers (no backend). */
+  disabled(): Iterable<string>;
+}
+
+export type HubBackendsEvents = {
+  /** Something clients can see changed. */
+  changed(): void;
+  backendLog(backend: string, params: Record<string, unknown>): void;
+};
+
+export class HubBackends implements BackendSource {
+  private readonly facts = new Map<string, BackendFacts>();
+  private readonly connections = new Map<string, ConnectionFacts>();
+  /** The last inventory seen, kept while the backend is down (REST shows what was observed). */
+  private readonly lastInventory = new Map<string, ConnectionFacts['inventory']>();
+  private readonly links = new Map<string, BackendLink>();
+  private readonly views = new Map<string, BackendState>();
+  private disabledNames: string[] = [];
+  /** The first configuration load has been attempted (for the initial load). */
+  configAttempted = false;
+
+  constructor(private readonly events: HubBackendsEvents) {}
+
+  // The view: connected only while the worker says so on this hub's channel, with its inventory.
+  private rebuild(name: string): void {
+    const facts = this.facts.get(name);
+    if (!facts) {
+      this.views.delete(name);
+      return;
+    }
+    const connection = this.connections.get(name);
+    const phase = connection ? 'connected' : facts.phase === 'connected' ? 'connecting' : facts.phase;
+    this.views.set(name, {
+      ...facts,
+      phase,
+      inventory: connection?.inventory ?? this.lastInventory.get(name) ?? null,
+      instructions: connection?.instructions ?? null,
+      protocolVersion: connection?.protocolVersion ?? facts.protocolVersion,
+    });
+  }
+
+  applyFacts(upsert: BackendFacts[], remove: string[], disabled: string[]): void {
+    for (const facts of upsert) {
+      this.facts.set(facts.name, facts);
+      this.rebuild(facts.name);
+    }
+    for (const name of remove) {
+      this.facts.delete(name);
+      this.connections.delete(name);
+      this.lastInventory.delete(name);
+      this.links.get(name)?.close(`backend '${name}' was removed from the configuration; the request was not completed`);
+      this.links.delete(name);
+      this.views.delete(name);
+    }
+    this.disabledNames = disabled;
+    this.events.changed();
+  }
+
+  /** A direct channel to the backend's worker `worker` (a newer worker replaces the older channel). */
+  attach(name: string, worker: number, port: MessagePort): void {
+    const previous = this.links.get(name);
+    if (previous && previous.worker > worker) {
+      port.close();
+      return;
+    }
+    previous?.close(`backend '${name}' failed: its worker thread ended; the request was not completed`);
+    this.connections.delete(name);
+    const link = new BackendLink(name, worker, port, {
+      connected: (facts) => this.setConnection(name, link, facts),
+      inventory: (connection, inventory) => {
+        const current = this.connections.get(name);
+        if (this.links.get(name) !== link || current?.connection !== connection) return;
+        this.setConnection(name, link, { ...current, inventory });
+      },
+      disconnected: (connection) => {
+        if (this.links.get(name) !== link || this.connections.get(name)?.connection !== connection) return;
+        this.connections.delete(name);
+        this.rebuild(name);
+        this.events.changed();
+      },
+      backendLog: (params) => this.events.backendLog(name, params),
+    });
+    this.links.set(name, link);
+    this.rebuild(name);
+    this.events.changed();
+  }
+
+  private setConnection(name: string, link: BackendLink, facts: ConnectionFacts): void {
+    if (this.links.get(name) !== link) return;
+    this.connections.set(name, facts);
+    this.lastInventory.set(name, facts.inventory);
+    this.rebuild(name);
+    this.events.changed();
+  }
+
+  /** Supervision's verdict on the calls in flight on `name`. */
+  down(name: string, message: string): void {
+    this.links.get(name)?.down(message);
+  }
+
+  link(name: string): BackendLink | undefined {
+    return this.connections.has(name) ? this.links.get(name) : undefined;
+  }
+
+  get(name: string): BackendState | undefined {
+    return this.views.get(name);
+  }
+
+  all(): Iterable<BackendState> {
+    return this.views.values();
+  }
+
+  disabled(): Iterable<string> {
+    return this.disabledNames;
+  }
+
+  /** Ends every channel (shutdown). */
+  closeAll(message: string): void {
+    for (const link of this.links.values()) link.close(message);
+    this.links.clear();
+  }
+}

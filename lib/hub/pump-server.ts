@@ -1,0 +1,193 @@
+// The hub's end of the byte pump: each forwarded request becomes a web Request whose body
+// streams in as the main thread sends it, and the app's Response streams back as a head and
+// chunks. Credits bound both directions (PUMP_WINDOW_BYTES); an abort from the main thread (the
+// client went away) cancels the request and its response stream.
+import type { MessagePort } from 'node:worker_threads';
+import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
+import { sanitize } from '../shared/sanitize.ts';
+import type { HubApp } from './app.ts';
+
+const NO_BODY = new Set(['GET', 'HEAD']);
+
+type Exchange = {
+  abort: AbortController;
+  /** Body chunks not yet taken by the app, and who waits for the next one. */
+  pending: Uint8Array[];
+  ended: boolean;
+  wake: (() => void) | null;
+  /** Response bytes sent and not yet written out by the main thread. */
+  unacked: number;
+  credited: (() => void) | null;
+};
+
+/** A chunk that owns its whole buffer can be transferred; a view into a larger one is copied first. */
+export function transferable(chunk: Uint8Array): Uint8Array {
+  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice();
+}
+
+function headersOf(raw: string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      headers.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      /* a header value fetch refuses: node accepted it, the app never needs it */
+    }
+  }
+  return headers;
+}
+
+export type PumpServer = {
+  /** Requests in progress. */
+  readonly active: number;
+  /** stdio mode: where stdin bytes go. */
+  onStdin?: (chunk: Uint8Array) => void;
+  onStdinEnd?: () => void;
+  /** stdio mode: bytes for stdout; resolves when the main thread can take more. */
+  writeStdout(chunk: Uint8Array): Promise<void>;
+  /** stdio mode: stdin bytes consumed. */
+  creditStdin(bytes: number): void;
+};
+
+export function servePump(port: MessagePort, app: HubApp, onError: (error: unknown) => void): PumpServer {
+  const exchanges = new Map<number, Exchange>();
+  const post = (message: PumpToMain, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+  let stdoutUnacked = 0;
+  let stdoutCredited: (() => void) | null = null;
+
+  function start(head: RequestHead): void {
+    const exchange: Exchange = { abort: new AbortController(), pending: [], ended: false, wake: null, unacked: 0, credited: null };
+    exchanges.set(head.id, exchange);
+    const body = NO_BODY.has(head.method)
+      ? null
+      : new ReadableStream<Uint8Array>({
+          pull: async (controller) => {
+            while (exchange.pending.length === 0 && !exchange.ended) await new Promise<void>((r) => (exchange.wake = r));
+            const chunk = exchange.pending.shift();
+            if (chunk) {
+              controller.enqueue(chunk);
+              post({ type: 'credit', id: head.id, bytes: chunk.byteLength });
+            } else controller.close();
+          },
+        });
+    const headers = headersOf(head.headers);
+    const request = new Request(`http://${headers.get('host') ?? 'localhost'}${head.url}`, {
+      method: head.method,
+      headers,
+      body,
+      signal: exchange.abort.signal,
+      ...(body ? { duplex: 'half' } : {}),
+    } as RequestInit);
+    void respond(head.id, exchange, request);
+  }
+
+  async function respond(id: number, exchange: Exchange, request: Request): Promise<void> {
+    let response: Response;
+    try {
+      response = await app(request);
+    } catch (error) {
+      onError(error);
+      response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: `Internal error: ${sanitize(error)}` }, id: null }, { status: 500 });
+    }
+    if (exchange.abort.signal.aborted) {
+      await response.body?.cancel().catch(() => undefined);
+      return void exchanges.delete(id);
+    }
+    post({ type: 'head', id, status: response.status, headers: [...response.headers] });
+    const reader = response.body?.getReader();
+    const stop = () => void reader?.cancel().catch(() => undefined);
+    exchange.abort.signal.addEventListener('abort', stop, { once: true });
+    try {
+      while (reader) {
+        // No more than a window ahead of what the main thread has written out.
+        while (exchange.unacked >= PUMP_WINDOW_BYTES && !exchange.abort.signal.aborted) await new Promise<void>((r) => (exchange.credited = r));
+        if (exchange.abort.signal.aborted) return;
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (!value?.byteLength) continue;
+        const chunk = transferable(value);
+        exchange.unacked += chunk.byteLength;
+        post({ type: 'chunk', id, chunk }, [chunk.buffer as ArrayBuffer]);
+      }
+      if (!exchange.abort.signal.aborted) post({ type: 'end', id });
+    } catch (error) {
+      if (!exchange.abort.signal.aborted) post({ type: 'reset', id, reason: sanitize(error) });
+    } finally {
+      exchange.abort.signal.removeEventListener('abort', stop);
+      exchanges.delete(id);
+    }
+  }
+
+  const server: PumpServer = {
+    get active() {
+      return exchanges.size;
+    },
+    async writeStdout(chunk) {
+      const owned = transferable(chunk);
+      stdoutUnacked += owned.byteLength;
+      post({ type: 'stdout', chunk: owned }, [owned.buffer as ArrayBuffer]);
+      while (stdoutUnacked >= PUMP_WINDOW_BYTES) await new Promise<void>((r) => (stdoutCredited = r));
+    },
+    creditStdin(bytes) {
+      post({ type: 'stdinCredit', bytes });
+    },
+  };
+
+  port.on('message', (message: PumpToHub) => {
+    switch (message.type) {
+      case 'request':
+        start(message);
+        return;
+      case 'body': {
+        const exchange = exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.pending.push(message.chunk);
+        exchange.wake?.();
+        exchange.wake = null;
+        return;
+      }
+      case 'end': {
+        const exchange = exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.ended = true;
+        exchange.wake?.();
+        exchange.wake = null;
+        return;
+      }
+      case 'abort': {
+        const exchange = exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.ended = true;
+        exchange.abort.abort(new Error('the client went away'));
+        exchange.wake?.();
+        exchange.credited?.();
+        exchanges.delete(message.id);
+        return;
+      }
+      case 'credit': {
+        const exchange = exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.unacked -= message.bytes;
+        exchange.credited?.();
+        exchange.credited = null;
+        return;
+      }
+      case 'stdin':
+        server.onStdin?.(message.chunk);
+        return;
+      case 'stdinEnd':
+        server.onStdinEnd?.();
+        return;
+      case 'stdoutCredit':
+        stdoutUnacked -= message.bytes;
+        stdoutCredited?.();
+        stdoutCredited = null;
+        return;
+      default: {
+        const unknown: never = message;
+        onError(new Error(`protocol error: unknown pump message ${JSON.stringify(unknown)}`));
+      }
+    }
+  });
+  return server;
+}

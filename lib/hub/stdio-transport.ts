@@ -1,0 +1,89 @@
+// stdio mode's MCP transport in the hub: stdin bytes arrive over the byte pump, stdout bytes
+// leave over it. One limit for one message (`--max-message-bytes`): an oversized line is skipped
+// and answered with an error naming the limit, a malformed line with a parse error, and reading
+// goes on either way (a client can no longer lock the service with one huge line).
+import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { isOversized, LineReader } from '../shared/line-reader.ts';
+import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
+
+export type StdioChannel = {
+  onStdin?: (chunk: Uint8Array) => void;
+  onStdinEnd?: () => void;
+  writeStdout(chunk: Uint8Array): Promise<void>;
+  creditStdin(bytes: number): void;
+};
+
+type Id = string | number | null;
+
+export class ChannelStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly reader: LineReader;
+  private closed = false;
+  // Until the server starts, stdin waits here, unacknowledged: the pump's window bounds it.
+  private waiting: Uint8Array[] | null = [];
+
+  constructor(
+    private readonly channel: StdioChannel,
+    private readonly maxMessageBytes: number,
+  ) {
+    this.reader = new LineReader(maxMessageBytes);
+    channel.onStdin = (chunk) => (this.waiting ? this.waiting.push(chunk) : this.read(chunk));
+    channel.onStdinEnd = () => void this.close();
+  }
+
+  private read(chunk: Uint8Array): void {
+    for (const line of this.reader.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) this.onLine(line);
+    this.channel.creditStdin(chunk.byteLength);
+  }
+
+  async start(): Promise<void> {
+    const waiting = this.waiting ?? [];
+    this.waiting = null;
+    for (const chunk of waiting) this.read(chunk);
+  }
+
+  private onLine(line: ReturnType<LineReader['push']>[number]): void {
+    if (this.closed) return;
+    if (isOversized(line)) {
+      const id = findJsonRpcId(line.head, line.tail);
+      this.reply(id, -32600, `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
+      return;
+    }
+    const text = line.toString('utf8').replace(/\r$/, '');
+    if (!text.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.reply(null, -32700, 'Parse error: the line is not valid JSON');
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      const id = typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: unknown }).id as Id) : null;
+      this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private reply(id: Id, code: number, message: string): void {
+    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage).catch(() => undefined);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) throw new Error('Not connected');
+    await this.channel.writeStdout(Buffer.from(`${JSON.stringify(message)}\n`));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.channel.onStdin = undefined;
+    this.onclose?.();
+  }
+}

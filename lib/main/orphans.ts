@@ -1,0 +1,49 @@
+// A service killed with SIGKILL leaves its backends running: their workers recorded each child
+// (pid and start time) in the state directory. The next service on that directory ends the
+// process groups the dead one left, with a log line per group, before it starts its own.
+import { childrenDir, forgetChild, procStartTime, readChildRecords } from '../shared/child-records.ts';
+import type { Logger } from '../shared/logger.ts';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const killGroup = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Ends what dead services left; returns the number of process groups ended. */
+export function endOrphans(stateDir: string, log: Pick<Logger, 'warn' | 'info'>): number {
+  const { records, unreadable } = readChildRecords(stateDir);
+  for (const { file, error } of unreadable) log.warn({ file, error }, 'unreadable child record ignored');
+  let ended = 0;
+  for (const record of records) {
+    // A live service (this one, or a stdio service beside it) owns its children.
+    if (record.servicePid === process.pid || alive(record.servicePid)) continue;
+    const now = procStartTime(record.pid);
+    // A different start time: the pid was reused by an unrelated process, whose group is not ours.
+    // No process at all: while our old group has members, its id cannot have been reused.
+    if (now === record.startTime || now === null) {
+      if (killGroup(record.pid)) {
+        ended++;
+        log.warn(
+          { backend: record.backend, pid: record.pid, deadService: record.servicePid, command: record.command, recordedAt: record.recordedAt },
+          `ended the process group of backend '${record.backend}' (pid ${record.pid}) left by a service that did not shut down (pid ${record.servicePid})`,
+        );
+      }
+    }
+    forgetChild(stateDir, record.pid);
+  }
+  if (ended) log.info({ dir: childrenDir(stateDir), groups: ended }, 'orphaned backends ended');
+  return ended;
+}

@@ -1,0 +1,196 @@
+// The main thread's end of the byte pump to one hub: a request is forwarded as its head and body
+// bytes (never parsed), the hub's answer is written back as it comes, streams included. Credits
+// bound both directions (PUMP_WINDOW_BYTES): the client's socket is paused when the hub is a
+// window behind, and the hub stops sending when the client is. A client that goes away aborts
+// its exchange in the hub.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { MessagePort } from 'node:worker_threads';
+import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
+
+type Exchange = {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Request bytes sent and not yet consumed by the hub. */
+  unacked: number;
+  paused: boolean;
+  headSent: boolean;
+};
+
+export type PumpLimits = { maxBodyBytes: number };
+
+// A JSON-RPC error body the main thread can write without parsing anything.
+function jsonError(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export const tooLarge = (limit: number) => ({
+  jsonrpc: '2.0',
+  error: { code: -32600, message: `Request body too large: the limit is ${limit} bytes (--max-message-bytes)` },
+  id: null,
+});
+
+// A chunk that owns its whole buffer is transferred; a view into a larger one (node's pooled
+// reads) is copied first, or the transfer would take the whole pool with it.
+function owned(chunk: Buffer): Uint8Array {
+  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : Uint8Array.prototype.slice.call(chunk);
+}
+
+export class PumpClient {
+  private nextId = 1;
+  private readonly exchanges = new Map<number, Exchange>();
+  /** stdio mode */
+  onStdout?: (chunk: Uint8Array, written: () => void) => void;
+  onStdinCredit?: (bytes: number) => void;
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly limits: PumpLimits,
+  ) {
+    port.on('message', (message: PumpToMain) => this.onMessage(message));
+  }
+
+  private post(message: PumpToHub, transfer: ArrayBuffer[] = []): void {
+    this.port.postMessage(message, transfer);
+  }
+
+  get active(): number {
+    return this.exchanges.size;
+  }
+
+  /** Forwards one request; the answer is written to `res` as it comes. */
+  forward(req: IncomingMessage, res: ServerResponse): void {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.limits.maxBodyBytes) {
+      req.resume();
+      return jsonError(res, 413, tooLarge(this.limits.maxBodyBytes));
+    }
+    const id = this.nextId++;
+    const exchange: Exchange = { req, res, unacked: 0, paused: false, headSent: false };
+    this.exchanges.set(id, exchange);
+    this.post({ type: 'request', id, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.rawHeaders, remoteAddress: req.socket.remoteAddress ?? null });
+    let received = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (!this.exchanges.has(id)) return;
+      received += chunk.byteLength;
+      if (received > this.limits.maxBodyBytes) {
+        this.abort(id);
+        return jsonError(res, 413, tooLarge(this.limits.maxBodyBytes));
+      }
+      const bytes = owned(chunk);
+      exchange.unacked += bytes.byteLength;
+      this.post({ type: 'body', id, chunk: bytes }, [bytes.buffer as ArrayBuffer]);
+      if (exchange.unacked >= PUMP_WINDOW_BYTES && !exchange.paused) {
+        exchange.paused = true;
+        req.pause();
+      }
+    });
+    req.on('end', () => {
+      if (this.exchanges.has(id)) this.post({ type: 'end', id });
+    });
+    // The client went away before the answer was complete.
+    res.on('close', () => {
+      if (!this.exchanges.has(id)) return;
+      this.abort(id);
+    });
+  }
+
+  private abort(id: number): void {
+    this.exchanges.delete(id);
+    this.post({ type: 'abort', id });
+  }
+
+  private onMessage(message: PumpToMain): void {
+    switch (message.type) {
+      case 'head': {
+        const exchange = this.exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.headSent = true;
+        const headers: Record<string, string | string[]> = {};
+        for (const [name, value] of message.headers) {
+          const known = headers[name];
+          headers[name] = known === undefined ? value : Array.isArray(known) ? [...known, value] : [known, value];
+        }
+        exchange.res.writeHead(message.status, headers);
+        // Streams (SSE, GET streams) must reach the client as they are written.
+        exchange.res.flushHeaders();
+        return;
+      }
+      case 'chunk': {
+        const exchange = this.exchanges.get(message.id);
+        if (!exchange) return;
+        const bytes = message.chunk.byteLength;
+        exchange.res.write(message.chunk, () => this.post({ type: 'credit', id: message.id, bytes }));
+        return;
+      }
+      case 'end': {
+        const exchange = this.exchanges.get(message.id);
+        if (!exchange) return;
+        this.exchanges.delete(message.id);
+        exchange.res.end();
+        return;
+      }
+      case 'reset': {
+        const exchange = this.exchanges.get(message.id);
+        if (!exchange) return;
+        this.exchanges.delete(message.id);
+        exchange.res.destroy();
+        return;
+      }
+      case 'credit': {
+        const exchange = this.exchanges.get(message.id);
+        if (!exchange) return;
+        exchange.unacked -= message.bytes;
+        if (exchange.paused && exchange.unacked < PUMP_WINDOW_BYTES) {
+          exchange.paused = false;
+          exchange.req.resume();
+        }
+        return;
+      }
+      case 'stdout': {
+        const bytes = message.chunk.byteLength;
+        this.onStdout?.(message.chunk, () => this.post({ type: 'stdoutCredit', bytes }));
+        return;
+      }
+      case 'stdinCredit':
+        this.onStdinCredit?.(message.bytes);
+        return;
+      default: {
+        const unknown: never = message;
+        throw new Error(`protocol error: unknown pump message ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** stdio mode: bytes read from stdin. */
+  stdin(chunk: Buffer): void {
+    const bytes = owned(chunk);
+    this.post({ type: 'stdin', chunk: bytes }, [bytes.buffer as ArrayBuffer]);
+  }
+
+  stdinEnd(): void {
+    this.post({ type: 'stdinEnd' });
+  }
+
+  /**
+   * The hub is gone: a request not answered yet gets 503 and a retry hint; an answer under way
+   * is cut (its connection closed: a stream's client reconnects).
+   */
+  failAll(): number {
+    const count = this.exchanges.size;
+    for (const exchange of this.exchanges.values()) {
+      if (exchange.headSent) exchange.res.destroy();
+      else jsonError(exchange.res, 503, hubUnavailable());
+    }
+    this.exchanges.clear();
+    return count;
+  }
+}
+
+export const hubUnavailable = () => ({
+  jsonrpc: '2.0',
+  error: { code: -32603, message: 'The MCP service is restarting; retry in a moment' },
+  id: null,
+});

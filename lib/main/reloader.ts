@@ -1,0 +1,72 @@
+// Configuration loads, serialized (a change during a load is applied after it, never at the same
+// time), with what the operator is told: each rejection logged with file, line and reason (the
+// last good configuration stays), a line when the file is valid again, and the facts `agent mcp
+// status` shows. Parsing and validation run in the config worker (config-loader.ts).
+import { formatProblem } from '../config/errors.ts';
+import type { LoadOutcome } from '../config/load.ts';
+import type { ConfigLocation } from '../config/paths.ts';
+import type { LoadedConfig } from '../config/types.ts';
+import type { Logger } from '../shared/logger.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
+import type { ReloadFacts } from './status-view.ts';
+
+export type ReloadOutcome = { ok: boolean; message: string };
+
+export type ReloaderOptions = {
+  location: ConfigLocation;
+  load: (location: ConfigLocation) => Promise<LoadOutcome>;
+  apply: (config: LoadedConfig) => Promise<void>;
+  /** Whether a configuration is in service (for what a rejection keeps). */
+  loaded: () => boolean;
+  log: Logger;
+};
+
+export class ConfigReloader {
+  private loading: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private appliedFingerprint = '';
+  /** The first load has been attempted (whatever its outcome). */
+  attempted = false;
+  readonly facts: ReloadFacts = { loadedAt: null, rejected: null };
+
+  constructor(private readonly options: ReloaderOptions) {}
+
+  reload(why: string): Promise<ReloadOutcome> {
+    const next = this.loading.then(() => this.run(why)).catch((error: unknown) => {
+      this.options.log.error({ error: redactCredentials(error) }, 'configuration load failed');
+      return { ok: false, message: `configuration load failed: ${redactCredentials(error)}` };
+    });
+    this.loading = next;
+    return next;
+  }
+
+  private async run(why: string): Promise<ReloadOutcome> {
+    const { location, log } = this.options;
+    if (this.closed) return { ok: false, message: 'the service is shutting down' };
+    const outcome = await this.options.load(location).finally(() => (this.attempted = true));
+    if (this.closed) return { ok: false, message: 'the service is shutting down' };
+    if (!outcome.ok) {
+      const kept = this.options.loaded() ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
+      for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
+      const reason = outcome.problems.map(formatProblem).join('; ');
+      this.facts.rejected = { at: new Date().toISOString(), reason };
+      return { ok: false, message: `${reason}; ${kept}` };
+    }
+    const recovered = this.facts.rejected;
+    this.facts.rejected = null;
+    if (recovered) log.info({ file: location.file, rejectedSince: recovered.at }, 'configuration is valid again');
+    // Editors, symlink swaps and our own files make events without a change: nothing to do then.
+    if (why === 'file changed' && outcome.fingerprint === this.appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
+    this.appliedFingerprint = outcome.fingerprint;
+    this.facts.loadedAt = new Date().toISOString();
+    await this.options.apply(outcome.config);
+    log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
+    return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };
+  }
+
+  /** No more loads; resolves when the one under way (if any) is done. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.loading;
+  }
+}

@@ -1,0 +1,62 @@
+// The direct channel between a hub and a backend worker (one MessagePort pair per hub per
+// backend worker): calls, cancellations, their progress and outcome, the backend's logging
+// messages, and its connection and inventory, which the hub's catalog is built from. The main
+// thread is not on this path (decisions §1). Everything a backend sends about a call travels on
+// the port of its outcome, so progress never arrives after the answer.
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+
+export const CALL_PROTOCOL_VERSION = 1 as const;
+
+export type Inventory = {
+  tools: Tool[];
+  resources: Resource[];
+  prompts: Prompt[];
+  resourceTemplates: ResourceTemplate[];
+};
+
+/** The requests a client can route to one backend. */
+export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
+
+/** One routed request, as the backend worker runs it. */
+export type BackendCall = {
+  /** Unique within the worker; names the call in progress and cancellation. */
+  callId: number;
+  method: BackendMethod;
+  params: Record<string, unknown>;
+  /** Forward the backend's progress notifications. */
+  wantsProgress: boolean;
+};
+
+/** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
+export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
+
+export type CallOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: CallError };
+
+export type ProgressParams = { progress: number; total?: number; message?: string };
+
+/** hub → backend worker */
+export type HubToBackend =
+  | { type: 'call'; callId: number; method: BackendMethod; params: Record<string, unknown>; wantsProgress: boolean }
+  | { type: 'cancel'; callId: number };
+
+/** What a hub needs of a live connection to show the backend to clients. */
+export type ConnectionFacts = {
+  /** Increments with every connection the worker makes (a restart is a new connection). */
+  connection: number;
+  protocolVersion: string | null;
+  instructions: string | null;
+  inventory: Inventory;
+};
+
+/** backend worker → hub */
+export type BackendToHub =
+  /** The backend is connected (also sent on a fresh port when the backend already was). */
+  | ({ type: 'connected' } & ConnectionFacts)
+  /** Its lists changed (after list_changed). */
+  | { type: 'inventory'; connection: number; inventory: Inventory }
+  /** The connection ended: calls in flight fail, the backend is withdrawn from the catalog. */
+  | { type: 'disconnected'; connection: number }
+  | { type: 'progress'; callId: number; progress: ProgressParams }
+  | { type: 'outcome'; callId: number; outcome: CallOutcome }
+  /** A logging message (`notifications/message`) the backend sent, for the one hub using it. */
+  | { type: 'backendLog'; params: Record<string, unknown> };

@@ -1,8 +1,0 @@
-// Development entry for the piscina token worker (tsx does not register itself in worker
-// threads on Node 20): register tsx, then hand piscina the TypeScript task's default export.
-import { workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
-
-register();
-const task = await import(workerData.entry);
-export default task.default;
