@@ -37,7 +37,7 @@ export type HandleOptions = {
   /** Nice value of backend workers and children (`--worker-nice`). */
   workerNice: number;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
-  workerFile?: string;
+  worker?: { file: string; workerData: Record<string, unknown> };
 };
 
 const WORKER_YOUNG_GENERATION_MB = 4;
@@ -147,7 +147,7 @@ export class BackendHandle {
   }
 
   private createWorker(): void {
-    const { file, workerData } = this.options.workerFile ? { file: this.options.workerFile, workerData: {} } : workerEntry('backend');
+    const { file, workerData } = this.options.worker ?? workerEntry('backend');
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
       ...workerData,

@@ -73,7 +73,10 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function serve(options: ServeOptions): Promise<RunningService> {
+/** What tests put in place of the real worker entries (fixtures named after a failure). */
+export type ServeSeams = { hubWorker?: { file: string; workerData: Record<string, unknown> } };
+
+export async function serve(options: ServeOptions, seams: ServeSeams = {}): Promise<RunningService> {
   const startedAt = Date.now();
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
@@ -164,6 +167,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       backends: () => table.backends,
       disabled: () => table.disabled,
       configAttempted: () => reloader.attempted,
+      ...(seams.hubWorker ? { worker: seams.hubWorker } : {}),
       wireBackends: (hub) => {
         for (const handle of registry.all()) wire(hub, handle);
       },
