@@ -108,6 +108,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     maxMessageBytes: options.maxMessageBytes,
     stateDir,
     workerNice: options.workerNice,
+    stderrLimits: options.stderrLimits,
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
       for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
