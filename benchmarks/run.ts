@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FixedRate, fixedRate, type Saturation, saturate } from './lib/load.ts';
-import { type CallFigures, connectHttp, connectStdio, type FloodStats, floodStats, measureCalls } from './lib/mcp.ts';
+import { type CallFigures, connectHttp, connectStdio, floodRate, floodStats, measureCalls } from './lib/mcp.ts';
 import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB } from './lib/procs.ts';
 import {
   type Agent,
@@ -22,6 +22,7 @@ import {
   type EldSnapshot,
   type Entry,
   FIXTURES,
+  fixtureServer,
   ROOT,
   runScript,
   type ServerEntry,
@@ -29,6 +30,7 @@ import {
   startBare,
   type StopReport,
   tmpRoot,
+  waitHealthy,
 } from './lib/service.ts';
 import { mean, round, sleep } from './lib/stats.ts';
 
@@ -187,31 +189,8 @@ async function steadyRss(pid: number): Promise<number> {
   return reads.sort((a, b) => a - b)[2]!;
 }
 
-type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
-
-/** ms from the service's spawn until /health reports every backend in `names` healthy. */
-async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    try {
-      const res = await fetch(`${agent.base}/health`);
-      const body = (await res.json()) as HealthBody;
-      const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
-      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
-    } catch {
-      /* not yet */
-    }
-    await sleep(25);
-  }
-  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
-}
-
-function server(fixture: string, name: string, marker: string, extra: Partial<ServerEntry> = {}, env: Record<string, string> = {}): ServerEntry {
-  return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
-}
-
 function healthyServers(count: number, marker: string, prefix = 'h'): Record<string, ServerEntry> {
-  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, server(FIXTURES.healthy, `${prefix}${i}`, marker)]));
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, fixtureServer(FIXTURES.healthy, `${prefix}${i}`, marker)]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,8 +274,8 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       const c = o.churn;
       const churnServers: Record<string, ServerEntry> = {
         ...healthyServers(c.healthy, marker),
-        ...Object.fromEntries(Array.from({ length: c.crashers }, (_, i) => [`c${i}`, server(FIXTURES.crasher, `c${i}`, marker, { restartOnExit: true, maxRestarts: 0, restartDelay: 100 })])),
-        ...Object.fromEntries(Array.from({ length: c.flooders }, (_, i) => [`f${i}`, server(FIXTURES.flooder, `f${i}`, marker, {}, { FLOOD_MBPS: String(c.floodMBps) })])),
+        ...Object.fromEntries(Array.from({ length: c.crashers }, (_, i) => [`c${i}`, fixtureServer(FIXTURES.crasher, `c${i}`, marker, { restartOnExit: true, maxRestarts: 0, restartDelay: 100 })])),
+        ...Object.fromEntries(Array.from({ length: c.flooders }, (_, i) => [`f${i}`, fixtureServer(FIXTURES.flooder, `f${i}`, marker, {}, { FLOOD_MBPS: String(c.floodMBps) })])),
       };
       const stable = Object.keys(churnServers).filter((n) => !n.startsWith('c'));
       const churn = await withAgent(`round ${r}: churn (${c.healthy} healthy, ${c.crashers} crashers, ${c.flooders} flooders)`, churnServers, stable, async (agent, readyMs, rssMB) => {
@@ -313,7 +292,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
           const crasherConnects = Object.keys(connects1)
             .filter((n) => n.startsWith('c'))
             .reduce((sum, n) => sum + (connects1[n] ?? 0) - (connects0[n] ?? 0), 0);
-          const flooders = floodNames.map((name, i) => ({ name, mbps: rate(before[i]!, after[i]!) }));
+          const flooders = floodNames.map((name, i) => ({ name, mbps: floodRate(before[i]!, after[i]!) }));
           return { backends: Object.keys(churnServers).length, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, flooders, crasherConnects, readyBody };
         } finally {
           await mcp.close();
@@ -334,7 +313,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       const plain = { readyMs: plainRun.firstLineMs, connectMs: plainRun.result.connectMs, count: plainRun.result.count };
 
       // flood: one flooder writing as fast as it can, captured by the service; then to /dev/null.
-      const floodServers = { flood: server(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };
+      const floodServers = { flood: fixtureServer(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };
       const captured = await withAgent(`round ${r}: flood (captured)`, floodServers, ['flood'], async (agent) => {
         const mcp = await connectHttp(agent.base, 'legacy');
         try {
@@ -351,7 +330,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
           });
           const s1 = await floodStats(mcp, 'flood_agent_stats');
           rssMaxMB = Math.max(rssMaxMB, result.rssEndMB);
-          return { mbps: rate(s0, s1), cpuPct: result.cpuPct, flooderCpuPct: result.childrenCpuPct, machineBusyPct: result.machineBusyPct, rssStartMB: result.rssStartMB, rssEndMB: result.rssEndMB, rssMaxMB, eld: result.eld, stderrLogLines: agent.stderrLogLines() - lines0, seconds: o.floodSeconds };
+          return { mbps: floodRate(s0, s1), cpuPct: result.cpuPct, flooderCpuPct: result.childrenCpuPct, machineBusyPct: result.machineBusyPct, rssStartMB: result.rssStartMB, rssEndMB: result.rssEndMB, rssMaxMB, eld: result.eld, stderrLogLines: agent.stderrLogLines() - lines0, seconds: o.floodSeconds };
         } finally {
           await mcp.close();
         }
@@ -362,7 +341,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       try {
         const s0 = await floodStats(nullConn.client, 'stats');
         await sleep(Math.min(o.floodSeconds / 2, 3) * 1000);
-        devNull = { mbps: rate(s0, await floodStats(nullConn.client, 'stats')) };
+        devNull = { mbps: floodRate(s0, await floodStats(nullConn.client, 'stats')) };
       } finally {
         await nullConn.client.close();
       }
@@ -395,10 +374,6 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
   };
   result.table = formatTable(result);
   return result;
-}
-
-function rate(s0: FloodStats, s1: FloodStats): number {
-  return (s1.bytes - s0.bytes) / 1e3 / (s1.elapsedMs - s0.elapsedMs);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,7 +52,10 @@ export function buildDist(log: (line: string) => void = () => {}): string {
   return entry;
 }
 
-export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number };
+export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number; nice?: number };
+
+/** What the service logged so far: bytes of every line; backends' stderr lines logged, and the counts of their repeated and suppressed summaries. */
+export type LogTotals = { bytes: number; stderrLines: number; repeated: number; suppressed: number };
 
 export type Agent = {
   pid: number;
@@ -62,6 +65,7 @@ export type Agent = {
   /** Log lines seen so far, and how many of them were a backend's stderr. */
   logLines: () => number;
   stderrLogLines: () => number;
+  logTotals: () => LogTotals;
   /** "backend connected" log lines per backend name so far (first connections and restarts). */
   connects: () => Record<string, number>;
   /** Resets the main thread's event-loop delay histogram and returns what it held (ms). */
@@ -122,6 +126,8 @@ export type AgentOptions = {
   tmp: string;
   /** Write V8 CPU profiles (main thread and workers) of the service into this directory. */
   cpuProfDir?: string;
+  /** More `agent serve` options. */
+  serveArgs?: string[];
 };
 
 export async function startAgent(options: AgentOptions): Promise<Agent> {
@@ -129,7 +135,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const configFile = path.join(dir, 'mcp.json');
   fs.writeFileSync(configFile, JSON.stringify({ mcpServers: options.servers }, null, 2));
   const eldFile = path.join(dir, 'eld.ndjson');
-  const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload'];
+  const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload', ...(options.serveArgs ?? [])];
   const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
   const args =
     options.entry === 'dist'
@@ -141,6 +147,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let lines = 0;
   let stderrLines = 0;
+  const totals: LogTotals = { bytes: 0, stderrLines: 0, repeated: 0, suppressed: 0 };
   const connects: Record<string, number> = {};
   let port = 0;
   const tail: string[] = [];
@@ -152,7 +159,13 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       lines++;
-      if (line.includes('"stream":"stderr"')) stderrLines++;
+      totals.bytes += Buffer.byteLength(line) + 1;
+      if (line.includes('"stream":"stderr"')) {
+        stderrLines++;
+        const summary = /"(repeated|suppressed)":(\d+)/.exec(line);
+        if (!summary) totals.stderrLines++;
+        else totals[summary[1] as 'repeated' | 'suppressed'] += Number(summary[2]);
+      }
       if (line.includes('"msg":"backend connected"')) {
         const name = /"backend":"([^"]+)"/.exec(line)?.[1] ?? '?';
         connects[name] = (connects[name] ?? 0) + 1;
@@ -182,6 +195,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     spawnedAt,
     logLines: () => lines,
     stderrLogLines: () => stderrLines,
+    logTotals: () => ({ ...totals }),
     connects: () => ({ ...connects }),
     rss: () => rssMB(pid),
     async eld() {
@@ -296,6 +310,30 @@ export async function runScript<T>(script: string, args: string[], timeoutMs: nu
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A benchmark fixture as a server entry: `node <fixture> <marker>`, named by FIXTURE_NAME. */
+export function fixtureServer(fixture: string, name: string, marker: string, extra: Partial<ServerEntry> = {}, env: Record<string, string> = {}): ServerEntry {
+  return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
+}
+
+type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
+
+/** ms from the service's spawn until /health reports every backend in `names` healthy. */
+export async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    try {
+      const res = await fetch(`${agent.base}/health`);
+      const body = (await res.json()) as HealthBody;
+      const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
+      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
+    } catch {
+      /* not yet */
+    }
+    await sleep(25);
+  }
+  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
 }
 
 export function tmpRoot(marker: string): string {

@@ -111,6 +111,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     maxMessageBytes: options.maxMessageBytes,
     stateDir,
     workerNice: options.workerNice,
+    stderrLimits: options.stderrLimits,
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
       for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
