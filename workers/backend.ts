@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Inventory } from '../lib/shared/messages/calls.ts';
-import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, toWireError, type WorkerEvent } from '../lib/shared/messages/state-events.ts';
+import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_INPUT_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, toWireError, type WorkerEvent } from '../lib/shared/messages/state-events.ts';
 import { createLogger } from '../lib/shared/logger.ts';
 import { lowerThreadPriority } from '../lib/shared/priority.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
@@ -26,7 +26,15 @@ if (!priority.applied && (data.nice ?? 0) > 0) log.debug({ nice: data.nice }, `b
 const toMain = (event: WorkerEvent) => port.postMessage(event);
 let inventory: Inventory | null = null;
 let runner: BackendRunner;
-const hubs = new HubPorts({ request: (call) => runner.request(call), cancel: (callId) => runner.cancel(callId) });
+const hubs = new HubPorts(
+  {
+    request: (call) => runner.request(call),
+    cancel: (callId) => runner.cancel(callId),
+    pauseTimeout: (callId) => runner.pauseTimeout(callId),
+    resumeTimeout: (callId) => runner.resumeTimeout(callId),
+  },
+  { backend: data.spec.name, inputTimeoutMs: data.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS, warn: (fields, msg) => log.warn(fields, msg) },
+);
 
 // The runner's events: lists and calls to the hubs, state (with counts) to the main thread.
 const emit = (event: RunnerEvent) => {
@@ -62,6 +70,7 @@ runner = new BackendRunner(data.spec, emit, log, {
   stateDir: data.stateDir ?? null,
   nice: data.nice ?? 0,
   stderrLimits: data.stderrLimits ?? DEFAULT_STDERR_LIMITS,
+  onInputRequest: (method, params) => hubs.ask(method, params),
 });
 
 const api: BackendApi = {

@@ -1,5 +1,7 @@
-import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { type BackendCall, type CallError, type CallOutcome, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
+import { CLIENT_CAPABILITIES_META_KEY, Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import * as z from 'zod';
+import { type BackendCall, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
+import { CallTimer } from './call-timer.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -33,7 +35,18 @@ export type RunnerOptions = {
   nice?: number;
   /** Effective stderr limits; default the spec's. */
   stderrLimits?: StderrLimits;
+  /**
+   * The backend asks the client something (elicitation, sampling) during a call: the answer, or
+   * a thrown ProtocolError the backend receives as its error.
+   */
+  onInputRequest?: (method: InputMethod, params: Record<string, unknown>, meta: Record<string, unknown> | undefined) => Promise<Record<string, unknown>>;
 };
+
+// Results cross to the hub as they came: no validation here (the client-facing server re-checks
+// what it must), input_required and task results included.
+const RAW_RESULT = z.looseObject({});
+// The SDK's own clock is not used: the call's requestTimeout is a CallTimer that can pause.
+const NO_SDK_TIMEOUT = 2_147_483_647;
 
 function negotiation(mode: ProtocolMode) {
   if (mode === 'legacy') return { mode: 'legacy' as const };
@@ -57,7 +70,7 @@ export class BackendRunner {
   private pingTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private connected = false;
-  private readonly inflight = new Map<number, AbortController>();
+  private readonly inflight = new Map<number, { abort: AbortController; timer: CallTimer }>();
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
@@ -142,9 +155,23 @@ export class BackendRunner {
     const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
     const client: Client = new Client(
       { name: SERVICE_NAME, version: SERVICE_VERSION },
-      { capabilities: {}, versionNegotiation: negotiation(this.spec.protocolVersion), listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged } },
+      {
+        // One connection serves every session: it declares what any client may answer, and a
+        // session whose client cannot answers with that client's error (issue 15).
+        capabilities: { elicitation: { form: {}, url: {} }, sampling: { tools: {} } },
+        // A 2026-07-28 backend's input_required result goes to the client as it is.
+        inputRequired: { autoFulfill: false },
+        versionNegotiation: negotiation(this.spec.protocolVersion),
+        listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged },
+      },
     );
     client.onerror = (error) => this.log.debug({ err: redactCredentials(error.message) }, 'MCP client error');
+    const ask = (method: InputMethod) => async (request: { params?: unknown }, ctx: { mcpReq: { _meta?: Record<string, unknown> } }) => {
+      if (!this.options.onInputRequest) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+      return this.options.onInputRequest(method, (request.params ?? {}) as Record<string, unknown>, ctx.mcpReq._meta) as never;
+    };
+    client.setRequestHandler('elicitation/create', ask('elicitation/create'));
+    client.setRequestHandler('sampling/createMessage', ask('sampling/createMessage'));
     client.setNotificationHandler('notifications/message', (notification) => {
       this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
     });
@@ -242,33 +269,51 @@ export class BackendRunner {
     const client = this.client;
     if (!client || !this.connected) return { ok: false, error: this.notConnected() };
     const abort = new AbortController();
-    this.inflight.set(call.callId, abort);
-    const onprogress = (progress: ProgressParams) => this.emit({ type: 'progress', callId: call.callId, progress });
-    const options = {
-      timeout: this.spec.requestTimeout,
-      signal: abort.signal,
-      ...(call.wantsProgress ? { onprogress, resetTimeoutOnProgress: true } : {}),
+    let timedOut = false;
+    const timer = new CallTimer(this.spec.requestTimeout, () => {
+      timedOut = true;
+      abort.abort(new Error('requestTimeout'));
+    });
+    this.inflight.set(call.callId, { abort, timer });
+    const onprogress = (progress: ProgressParams) => {
+      timer.restart();
+      if (call.wantsProgress) this.emit({ type: 'progress', callId: call.callId, progress });
     };
+    const options = { timeout: NO_SDK_TIMEOUT, signal: abort.signal, onprogress, allowInputRequired: true };
     try {
-      const params = call.params as never;
+      // A 2026-07-28 backend learns per request what the client behind the call can answer.
+      const params =
+        call.clientCapabilities && client.getProtocolEra() === 'modern'
+          ? { ...call.params, _meta: { ...(call.params._meta as Record<string, unknown> | undefined), [CLIENT_CAPABILITIES_META_KEY]: call.clientCapabilities } }
+          : call.params;
       const result =
-        call.method === 'tools/call'
-          ? await client.callTool(params, options)
-          : call.method === 'resources/read'
-            ? await client.readResource(params, { ...options, cacheMode: 'bypass' })
-            : call.method === 'prompts/get'
-              ? await client.getPrompt(params, options)
-              : await client.complete(params, options);
+        call.method === 'completion/complete'
+          ? await client.complete(params as never, options)
+          : await client.request({ method: call.method, params } as never, RAW_RESULT, { ...options, ...(call.method === 'resources/read' ? { cacheMode: 'bypass' as const } : {}) });
       return { ok: true, result: result as Record<string, unknown> };
     } catch (error) {
-      return { ok: false, error: this.callError(error, abort.signal.aborted) };
+      return { ok: false, error: timedOut ? this.timedOut() : this.callError(error, abort.signal.aborted) };
     } finally {
+      timer.clear();
       this.inflight.delete(call.callId);
     }
   }
 
   cancel(callId: number): void {
-    this.inflight.get(callId)?.abort(new Error('cancelled by the client'));
+    this.inflight.get(callId)?.abort.abort(new Error('cancelled by the client'));
+  }
+
+  /** The backend waits for the client's answer on this call: its clock stops meanwhile. */
+  pauseTimeout(callId: number): void {
+    this.inflight.get(callId)?.timer.pause();
+  }
+
+  resumeTimeout(callId: number): void {
+    this.inflight.get(callId)?.timer.resume();
+  }
+
+  private timedOut(): CallError {
+    return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${this.spec.name}' timed out after ${this.spec.requestTimeout} ms (requestTimeout)` };
   }
 
   private notConnected(): CallError {
@@ -280,9 +325,7 @@ export class BackendRunner {
     if (cancelled) return { kind: 'cancelled', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' was cancelled` };
     if (error instanceof ProtocolError) return { kind: 'mcp', code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) };
     const code = (error as { code?: unknown }).code;
-    if (code === SdkErrorCode.RequestTimeout) {
-      return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' timed out after ${this.spec.requestTimeout} ms (requestTimeout)` };
-    }
+    if (code === SdkErrorCode.RequestTimeout) return this.timedOut();
     if (code === SdkErrorCode.ConnectionClosed) {
       return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${name}' disconnected during the request` };
     }

@@ -3,6 +3,7 @@ import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../main/h
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.ts';
 import { parseExemptList } from '../main/health/rate-limit.ts';
 import { STDERR_LIMIT_KEYS, STDERR_LIMIT_MAX, type StderrLimits } from '../shared/stderr-limits.ts';
+import { DEFAULT_INPUT_TIMEOUT_MS } from '../shared/messages/state-events.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
@@ -43,6 +44,8 @@ export type ServeOptions = {
   mcpWorkers: number;
   /** Nice value of hubs, backend workers and backend children (0-19; the main thread keeps its own). */
   workerNice: number;
+  /** How long a client may take to answer a backend's question (elicitation, sampling), ms. */
+  inputTimeout: number;
   /** Writable state (backups, socket, child records): default the configuration directory. */
   stateDir: string | undefined;
   /** Service-wide stderr limits (`--stderr-*`): under each server's own, over the spec's defaults. Only the ones given. */
@@ -165,6 +168,7 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     maxSessions: integer(pick(flags, env, 'max-sessions', 'AGENT_MAX_SESSIONS'), 1000, 1, 1_000_000),
     mcpWorkers: integer(pick(flags, env, 'mcp-workers', 'AGENT_MCP_WORKERS'), 1, 1, 64),
     workerNice: integer(pick(flags, env, 'worker-nice', 'AGENT_WORKER_NICE'), DEFAULT_WORKER_NICE, 0, 19),
+    inputTimeout: integer(pick(flags, env, 'input-timeout', 'AGENT_INPUT_TIMEOUT'), DEFAULT_INPUT_TIMEOUT_MS, 1_000, 86_400_000),
     stateDir: text(pick(flags, env, 'state-dir', 'AGENT_STATE_DIR')),
     stderrLimits: stderrLimits(flags, env),
   };

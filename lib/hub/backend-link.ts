@@ -2,9 +2,9 @@
 // progress and outcome come back on the same port, and the backend's connection and inventory
 // arrive unasked. A call in flight fails at once when the backend goes down, naming it.
 import type { MessagePort } from 'node:worker_threads';
-import type { BackendToHub, ConnectionFacts, HubToBackend } from '../shared/messages/calls.ts';
+import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
 import type { BackendMethod, CallError, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
-import type { BackendLink as RouterLink } from './router.ts';
+import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './router.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -15,9 +15,11 @@ export type LinkEvents = {
   inventory(connection: number, inventory: Inventory): void;
   disconnected(connection: number): void;
   backendLog(params: Record<string, unknown>): void;
+  /** For the hub's log: a question refused because it could not be tied to one session. */
+  warn?: (fields: Record<string, unknown>, msg: string) => void;
 };
 
-type Inflight = { settle: (outcome: CallOutcome) => void; onProgress?: (p: ProgressParams) => void };
+type Inflight = { settle: (outcome: LinkOutcome) => void; extra: CallExtra };
 
 export class BackendLink implements RouterLink {
   private nextCallId = 1;
@@ -49,13 +51,16 @@ export class BackendLink implements RouterLink {
         this.events.disconnected(message.connection);
         return;
       case 'progress':
-        this.inflight.get(message.callId)?.onProgress?.(message.progress);
+        this.inflight.get(message.callId)?.extra.onProgress?.(message.progress);
         return;
       case 'outcome':
         this.inflight.get(message.callId)?.settle(message.outcome);
         return;
       case 'backendLog':
         this.events.backendLog(message.params);
+        return;
+      case 'inputRequest':
+        void this.question(message.requestId, message.callIds, message.method, message.params);
         return;
       default: {
         const unknown: never = message;
@@ -69,23 +74,58 @@ export class BackendLink implements RouterLink {
   }
 
   /** Never rejects: a failure, a restart or a dead worker comes back as an error outcome. */
-  async request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void } = {}): Promise<CallOutcome> {
+  request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra = {}): Promise<LinkOutcome> {
+    return this.run(extra, (callId) => ({ type: 'call', callId, method, params, wantsProgress: extra.onProgress !== undefined, ...(extra.clientCapabilities ? { clientCapabilities: extra.clientCapabilities } : {}) }));
+  }
+
+  /** A retry with the answer to a parked question: the parked call's outcome comes back here. */
+  resume(parkId: number, answer: InputOutcome, extra: CallExtra = {}): Promise<LinkOutcome> {
+    return this.run(extra, (callId) => ({ type: 'resume', callId, parkId, outcome: answer }));
+  }
+
+  private async run(extra: CallExtra, message: (callId: number) => HubToBackend): Promise<LinkOutcome> {
     if (this.closed) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `Backend '${this.name}' is not connected` } };
     const callId = this.nextCallId++;
     const onAbort = () => this.send({ type: 'cancel', callId });
     extra.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const outcome = await new Promise<CallOutcome>((settle) => {
-        this.inflight.set(callId, { settle, ...(extra.onProgress ? { onProgress: extra.onProgress } : {}) });
-        this.send({ type: 'call', callId, method, params, wantsProgress: extra.onProgress !== undefined });
+      const outcome = await new Promise<LinkOutcome>((settle) => {
+        this.inflight.set(callId, { settle, extra });
+        this.send(message(callId));
       });
-      if (outcome.ok || outcome.error.kind !== 'disconnected') return outcome;
+      if ('parked' in outcome || outcome.ok || outcome.error.kind !== 'disconnected') return outcome;
       // The child died under the call: supervision's verdict names what happens next.
       return await this.verdict(outcome);
     } finally {
       this.inflight.delete(callId);
       extra.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  // The backend asks its client something: the session of the calls in flight answers it, or it
+  // is parked (2026-07-28), or refused when those calls belong to several sessions.
+  private async question(requestId: number, callIds: number[], method: InputMethod, params: Record<string, unknown>): Promise<void> {
+    const calls = callIds.map((id) => [id, this.inflight.get(id)] as const).filter((c): c is readonly [number, Inflight] => c[1] !== undefined);
+    const sessions = new Set(calls.map(([id, call]) => call.extra.session ?? id));
+    const reply = (outcome: InputOutcome) => this.send({ type: 'inputResponse', requestId, outcome });
+    if (calls.length === 0 || sessions.size !== 1) {
+      const why = calls.length === 0 ? 'the call it belongs to has ended' : `calls of ${sessions.size} sessions are in flight on it`;
+      if (calls.length) this.events.warn?.({ backend: this.name, method, sessions: sessions.size }, `a ${method} request from the backend was refused: ${why}, so it cannot be tied to one client`);
+      return reply({ ok: false, error: { code: -32600, message: `The gateway cannot tell which client this ${method} is for (${why}); it was refused` } });
+    }
+    const [callId, call] = calls[calls.length - 1]!;
+    if (!call.extra.onInputRequest) return reply({ ok: false, error: { code: -32601, message: 'Method not found' } });
+    let answer: InputAnswer;
+    try {
+      answer = await call.extra.onInputRequest(method, params);
+    } catch (error) {
+      const e = error as { code?: unknown; message?: unknown; data?: unknown };
+      answer = { answer: { ok: false, error: { code: typeof e.code === 'number' ? e.code : -32603, message: String(e.message ?? error), ...(e.data !== undefined ? { data: e.data } : {}) } } };
+    }
+    if ('answer' in answer) return reply(answer.answer);
+    // The client is asked by the call's own answer (input_required); the question waits in the worker.
+    this.send({ type: 'park', requestId });
+    this.inflight.get(callId)?.settle({ parked: { parkId: requestId, method, params } });
   }
 
   private verdict(fallback: CallOutcome): Promise<CallOutcome> {

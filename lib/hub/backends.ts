@@ -19,6 +19,8 @@ export type HubBackendsEvents = {
   /** Something clients can see changed. */
   changed(): void;
   backendLog(backend: string, params: Record<string, unknown>): void;
+  /** For the hub's log (a backend's question refused because no single client could be told). */
+  warn(fields: Record<string, unknown>, msg: string): void;
 };
 
 export class HubBackends implements BackendSource {
@@ -92,6 +94,7 @@ export class HubBackends implements BackendSource {
         this.events.changed();
       },
       backendLog: (params) => this.events.backendLog(name, params),
+      warn: (fields, msg) => this.events.warn(fields, msg),
     });
     this.links.set(name, link);
     this.rebuild(name);

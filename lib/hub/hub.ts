@@ -13,6 +13,7 @@ import { createMcpEndpoints } from './http.ts';
 import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
 import { servePump } from './pump-server.ts';
+import { createStateCodec } from './request-state.ts';
 import { createRestHandlers } from './rest.ts';
 import { Router } from './router.ts';
 import { serveOverStdio } from './stdio.ts';
@@ -30,8 +31,11 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       initialLoad?.update();
     },
     backendLog: (name, params) => router?.backendLog(name, params),
+    warn: (fields, msg) => log.warn(fields, msg),
   });
   const catalog = new Catalog(backends, log);
+  // A retry may come a while after the question: the state lives as long as a parked question, and a little more.
+  const stateCodec = createStateCodec(Buffer.from(settings.requestStateKey, 'hex'), settings.instance, settings.inputTimeoutMs + 60_000);
   const notifier = new ChangeNotifier(catalog);
   initialLoad = new InitialLoad({
     waitMs: Math.max(0, settings.initialWaitUntil - Date.now()),
@@ -45,6 +49,8 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     links: (name) => backends.link(name),
     initialLoad,
     logUnrouted: (backend, params) => log.info({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
+    stateCodec,
+    inputTimeoutMs: settings.inputTimeoutMs,
   });
   const tokens = new TokenEstimator();
   const mcp =

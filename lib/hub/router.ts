@@ -4,27 +4,53 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendMethod, CallOutcome, ProgressParams } from '../shared/messages/calls.ts';
+import type { BackendMethod, CallOutcome, InputMethod, InputOutcome, ProgressParams } from '../shared/messages/calls.ts';
+import type { RequestStatePayload, StateCodec } from './request-state.ts';
 import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
 
-export type RouteExtra = {
+/** How the session answers a backend's question: now, or by its call's own answer (input_required). */
+export type InputAnswer = { answer: InputOutcome } | { park: true };
+
+/** What goes with one call to a backend. */
+export type CallExtra = {
   signal?: AbortSignal;
   onProgress?: (progress: ProgressParams) => void;
+  /** What the client behind the call can answer (for 2026-07-28 backends). */
+  clientCapabilities?: Record<string, unknown>;
+  /** The client session the call belongs to (one object per 2025 session or stdio connection). */
+  session?: object;
+  /** The backend asks this call's client something (elicitation, sampling). */
+  onInputRequest?: (method: InputMethod, params: Record<string, unknown>) => Promise<InputAnswer>;
+};
+
+/** A call's outcome, or its question parked in the backend's worker until a retry answers it. */
+export type LinkOutcome = CallOutcome | { parked: { parkId: number; method: InputMethod; params: Record<string, unknown> } };
+
+export type RouteExtra = CallExtra & {
   /**
    * Where the backend's logging messages may go while the request runs: the client session
    * that made it (2025 clients). Omitted for clients that take no log messages.
    */
   logSink?: { session: object; deliver: (params: Record<string, unknown>) => void };
+  /** A retry after input_required: the verified state and the client's answers. */
+  retry?: { state: RequestStatePayload; inputResponses: Record<string, unknown> };
 };
 
 /** What the router needs of one backend: its worker, reached by request. */
 export interface BackendLink {
+  /** The backend's worker (a question parked in an older one is void). */
+  readonly worker: number;
   /** Never rejects: failures come back as `{ok: false, error}`. */
-  request(method: BackendMethod, params: Record<string, unknown>, extra: { signal?: AbortSignal; onProgress?: (p: ProgressParams) => void }): Promise<CallOutcome>;
+  request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra): Promise<LinkOutcome>;
+  /** A retry that answers a parked question. */
+  resume(parkId: number, answer: InputOutcome, extra: CallExtra): Promise<LinkOutcome>;
 }
+
+/** The key of the one question a parked call asks its client. */
+export const INPUT_KEY = 'input';
 
 /** The start-up wait (issue 12): requests for a backend on its first connect wait for the initial load. */
 export interface InitialLoadGate {
@@ -39,6 +65,10 @@ export type RouterOptions = {
   /** A backend log message no single session can be given: the service log takes it. */
   logUnrouted: (backend: string, params: Record<string, unknown>) => void;
   initialLoad?: InitialLoadGate;
+  /** Signs the requestState of input_required answers. */
+  stateCodec: StateCodec;
+  /** How long a client may take to answer a backend's question (`--input-timeout`), ms. */
+  inputTimeoutMs: number;
 };
 
 type Kind = 'tool' | 'prompt' | 'resource';
@@ -61,6 +91,15 @@ export class Router {
   private readonly inflight = new Map<string, Map<object, { calls: number; deliver: (params: Record<string, unknown>) => void }>>();
 
   constructor(private readonly options: RouterOptions) {}
+
+  /** Checks the requestState a retry echoes (the client-facing Server's verify hook). */
+  get stateCodec(): StateCodec {
+    return this.options.stateCodec;
+  }
+
+  get inputTimeoutMs(): number {
+    return this.options.inputTimeoutMs;
+  }
 
   /** A backend's logging message: to the one session using that backend, else to the service log. */
   backendLog(backend: string, params: Record<string, unknown>): void {
@@ -137,15 +176,43 @@ export class Router {
   private async send(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
     const name = target.backend.name;
     const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
-    let outcome: CallOutcome;
+    const { signal, onProgress, clientCapabilities, session, onInputRequest } = extra;
+    const callExtra: CallExtra = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}), ...(clientCapabilities ? { clientCapabilities } : {}), ...(session ? { session } : {}), ...(onInputRequest ? { onInputRequest } : {}) };
+    let outcome: LinkOutcome;
     try {
-      outcome = await target.link.request(method, params, { ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onProgress ? { onProgress: extra.onProgress } : {}) });
+      outcome = await this.dispatch(target, method, params, extra, callExtra);
     } finally {
       untrack();
     }
-    if (outcome.ok) return withoutEnvelope(outcome.result);
+    if ('parked' in outcome) {
+      // The backend's question goes to the client with this call's answer; the retry resumes it.
+      const { parkId, method: asked, params: question } = outcome.parked;
+      return { resultType: 'input_required', inputRequests: { [INPUT_KEY]: { method: asked, params: question } }, requestState: this.options.stateCodec.mint({ k: 'park', b: name, w: target.link.worker, p: parkId }) };
+    }
+    if (outcome.ok) {
+      const result = withoutEnvelope(outcome.result);
+      if (result.resultType !== 'input_required') return result;
+      // A 2026-07-28 backend's own question: its state travels inside ours, so the retry comes back here.
+      const inner = typeof result.requestState === 'string' ? { s: result.requestState } : {};
+      return { ...result, requestState: this.options.stateCodec.mint({ k: 'pass', b: name, ...inner }) };
+    }
     // What a backend or a worker says leaves over the network: sanitized in full (decisions §4).
     throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), outcome.error.data ?? { backend: name, reason: outcome.error.kind });
+  }
+
+  // A first call, or a retry carrying answers: to the backend's own state, or to a parked question.
+  private dispatch(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra, callExtra: CallExtra): Promise<LinkOutcome> {
+    const retry = extra.retry;
+    if (!retry) return target.link.request(method, params, callExtra);
+    const name = target.backend.name;
+    if (retry.state.b !== name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `This requestState belongs to a call to backend '${retry.state.b}', not '${name}'`);
+    if (retry.state.k === 'pass') {
+      return target.link.request(method, { ...params, inputResponses: retry.inputResponses, ...(retry.state.s !== undefined ? { requestState: retry.state.s } : {}) }, callExtra);
+    }
+    if (retry.state.w !== target.link.worker) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Backend '${name}' restarted since it asked this question; call it again`);
+    const answer = retry.inputResponses[INPUT_KEY];
+    if (answer === undefined || answer === null || typeof answer !== 'object') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The retry carries no answer for input request '${INPUT_KEY}'`);
+    return target.link.resume(retry.state.p, { ok: true, result: answer as Record<string, unknown> }, callExtra);
   }
 
   async callTool(qualified: string, args: Record<string, unknown> | undefined, filter: BackendFilter, extra: RouteExtra) {

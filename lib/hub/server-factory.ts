@@ -7,40 +7,48 @@ import type { ProgressParams } from '../shared/messages/calls.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-tools.ts';
 import { paginate } from './pagination.ts';
+import type { RequestStatePayload } from './request-state.ts';
 import type { RouteExtra, Router } from './router.ts';
+import { askClient, clientCapabilities } from './client-input.ts';
 
 type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 
-// Progress, cancellation and backend logs of one client request, wired to the backend call.
-// `settled` waits for the notifications already handed to the SDK: a client drops progress
-// that arrives after the response, so the response must not overtake them.
-// `session` is the client's Server (one per 2025 session or stdio connection): backend log
-// messages can reach it. 2026-07-28 requests have no logging.
-function routeExtra(ctx: ServerContext, session: Server | null): { extra: RouteExtra; settled: () => Promise<unknown> } {
+// Progress, cancellation, backend logs and backend questions of one client request, wired to
+// the backend call. `settled` waits for the notifications already handed to the SDK: a client
+// drops progress that arrives after the response, so the response must not overtake them.
+// `server` is the client's Server (one per 2025 session or stdio connection, one per request for
+// 2026-07-28 HTTP): backend log messages can reach a 2025 session; 2026-07-28 requests have no
+// logging. `logs` is false where a request cannot carry log messages (completion).
+function routeExtra(ctx: ServerContext, server: Server, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
-  const extra: RouteExtra = { signal: ctx.mcpReq.signal };
+  const capabilities = clientCapabilities(ctx, () => server.getClientCapabilities() as Record<string, unknown> | undefined);
+  const extra: RouteExtra = { signal: ctx.mcpReq.signal, session: server, onInputRequest: askClient(ctx, capabilities, inputTimeoutMs) };
+  if (capabilities) extra.clientCapabilities = capabilities;
   const pending: Promise<unknown>[] = [];
   if (token !== undefined) {
     extra.onProgress = (progress: ProgressParams) =>
       void pending.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined));
   }
-  if (session && ctx.mcpReq.envelope === undefined) {
+  if (logs && ctx.mcpReq.envelope === undefined) {
     const deliver = (params: Record<string, unknown>) => {
       const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
       // mcpReq.log applies the level the session chose with logging/setLevel.
       pending.push(ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined));
     };
-    extra.logSink = { session, deliver };
+    extra.logSink = { session: server, deliver };
   }
+  // A retry after input_required: the state was verified (the Server's requestState hook) before the handler ran.
+  const state = ctx.mcpReq.requestState<RequestStatePayload>();
+  if (state !== undefined) extra.retry = { state, inputResponses: ctx.mcpReq.inputResponses ?? {} };
   return { extra, settled: () => Promise.all(pending) };
 }
 
 // Runs a routed call and answers only after its notifications went out.
-async function routed<T>(ctx: ServerContext, session: Server | null, call: (extra: RouteExtra) => Promise<T>): Promise<T> {
-  const { extra, settled } = routeExtra(ctx, session);
+async function routed<T>(ctx: ServerContext, server: Server, inputTimeoutMs: number, call: (extra: RouteExtra) => Promise<T>, logs = true): Promise<T> {
+  const { extra, settled } = routeExtra(ctx, server, inputTimeoutMs, logs);
   try {
     return await call(extra);
   } finally {
@@ -70,15 +78,23 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
       },
       ...(instructions ? { instructions } : {}),
       debouncedNotificationMethods: CHANGE_NOTIFICATIONS,
+      // A client cannot forge or alter the state of an input_required answer; a refused one is
+      // answered -32602 "Invalid or expired requestState" by the SDK.
+      requestState: { verify: (state: string) => router.stateCodec.verify(state) },
+      // A 2025 client asked through the SDK's shim (a 2026-07-28 backend's input_required) has as long as ours.
+      inputRequired: { roundTimeoutMs: router.inputTimeoutMs },
     },
   );
+  const run = <T>(ctx: ServerContext, call: (extra: RouteExtra) => Promise<T>, logs = true) => routed(ctx, server, router.inputTimeoutMs, call, logs);
 
   server.setRequestHandler('tools/list', (req) => {
     const { page, nextCursor } = paginate(lazyTools ? META_TOOLS : view().tools, req.params?.cursor);
     return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-    const result = await routed(ctx, server, (extra) => router.callTool(name, args, filter, extra));
+    const result = await run(ctx, (extra) => router.callTool(name, args, filter, extra));
+    // A question for the client (input_required) is not the tool's result: nothing to project.
+    if (result.resultType === 'input_required') return result as never;
     const tool = view().tools.find((t) => t.name === name);
     return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
   };
@@ -99,7 +115,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('prompts/get', async (req, ctx) => {
-    return (await routed(ctx, server, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
+    return (await run(ctx, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
   });
   server.setRequestHandler('resources/list', (req) => {
     const { page, nextCursor } = paginate(view().resources, req.params?.cursor);
@@ -110,13 +126,13 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('resources/read', async (req, ctx) => {
-    return (await routed(ctx, server, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
+    return (await run(ctx, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
   });
   server.setRequestHandler('completion/complete', async (req, ctx) => {
     const { ref, ...rest } = req.params;
     const plain = ref as { type: string; name?: string; uri?: string };
     if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
-    return (await routed(ctx, null, (extra) => router.complete(plain, rest, filter, extra))) as never;
+    return (await run(ctx, (extra) => router.complete(plain, rest, filter, extra), false)) as never;
   });
   return server;
 }

@@ -38,6 +38,8 @@ export type HandleOptions = {
   stateDir: string | null;
   /** Nice value of backend workers and children (`--worker-nice`). */
   workerNice: number;
+  /** How long a parked question of a backend waits for the client's retry (`--input-timeout`). */
+  inputTimeoutMs?: number;
   /** Service-wide stderr limits (`--stderr-*`), under each server's own `stderrLimits`. */
   stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
@@ -172,6 +174,7 @@ export class BackendHandle {
       stateDir: this.options.stateDir,
       nice: this.nice,
       stderrLimits: this.stderrLimits,
+      inputTimeoutMs: this.options.inputTimeoutMs,
     };
     const worker = new Worker(file, {
       workerData: data,

@@ -3,6 +3,7 @@
 // here, everything else forwarded as bytes to the hubs), start the hubs, load the configuration
 // in the config worker, start the backends, watch for changes, and stop everything on
 // SIGINT/SIGTERM within a deadline (decisions §2).
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import type { ServeOptions } from '../cli/serve-options.ts';
@@ -29,6 +30,7 @@ import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
 import { ConfigReloader } from './reloader.ts';
 import { runShutdown } from './shutdown.ts';
+import { loadStateKey } from './state-key.ts';
 import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
@@ -111,6 +113,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     maxMessageBytes: options.maxMessageBytes,
     stateDir,
     workerNice: options.workerNice,
+    inputTimeoutMs: options.inputTimeout,
     stderrLimits: options.stderrLimits,
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
@@ -161,6 +164,9 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       maxSessions: options.maxSessions,
       nice: options.workerNice,
       version: SERVICE_VERSION,
+      requestStateKey: loadStateKey(stateDir).toString('hex'),
+      instance: randomUUID(),
+      inputTimeoutMs: options.inputTimeout,
     },
     {
       log,

@@ -24,6 +24,7 @@ const DEFAULTS: ServeOptions = {
   maxSessions: 1000,
   mcpWorkers: 1,
   workerNice: 10,
+  inputTimeout: 300_000,
   stateDir: undefined,
   stderrLimits: {},
 };

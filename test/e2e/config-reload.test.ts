@@ -68,7 +68,7 @@ R.before(async () => {
 });
 
 R.after(async () => {
-  await client.close();
+  await client?.close();
   await svc.stop();
 });
 

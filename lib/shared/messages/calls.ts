@@ -25,7 +25,15 @@ export type BackendCall = {
   params: Record<string, unknown>;
   /** Forward the backend's progress notifications. */
   wantsProgress: boolean;
+  /** What the client behind the call can answer (elicitation, sampling, extensions): told to 2026-07-28 backends. */
+  clientCapabilities?: Record<string, unknown>;
 };
+
+/** What a backend asks the client for during a call (its server-to-client requests). */
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage';
+
+/** The answer to a backend's input request, as plain data. */
+export type InputOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: number; message: string; data?: unknown } };
 
 /** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
 export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
@@ -36,8 +44,14 @@ export type ProgressParams = { progress: number; total?: number; message?: strin
 
 /** hub → backend worker */
 export type HubToBackend =
-  | { type: 'call'; callId: number; method: BackendMethod; params: Record<string, unknown>; wantsProgress: boolean }
-  | { type: 'cancel'; callId: number };
+  | { type: 'call'; callId: number; method: BackendMethod; params: Record<string, unknown>; wantsProgress: boolean; clientCapabilities?: Record<string, unknown> }
+  | { type: 'cancel'; callId: number }
+  /** The answer to an input request. */
+  | { type: 'inputResponse'; requestId: number; outcome: InputOutcome }
+  /** The client cannot be asked now (2026-07-28): the worker keeps the request, the call waits for a retry. */
+  | { type: 'park'; requestId: number }
+  /** A retry carries the answer to a parked request: `callId` (this hub's) receives the call's outcome from now on. */
+  | { type: 'resume'; callId: number; parkId: number; outcome: InputOutcome };
 
 /** What a hub needs of a live connection to show the backend to clients. */
 export type ConnectionFacts = {
@@ -59,4 +73,10 @@ export type BackendToHub =
   | { type: 'progress'; callId: number; progress: ProgressParams }
   | { type: 'outcome'; callId: number; outcome: CallOutcome }
   /** A logging message (`notifications/message`) the backend sent, for the one hub using it. */
-  | { type: 'backendLog'; params: Record<string, unknown> };
+  | { type: 'backendLog'; params: Record<string, unknown> }
+  /**
+   * The backend asks the client something while calls are in flight: `callIds` are this hub's
+   * calls then in flight on the backend (the hub tells whose they are); the hub answers with
+   * `inputResponse`, or `park`.
+   */
+  | { type: 'inputRequest'; requestId: number; callIds: number[]; method: InputMethod; params: Record<string, unknown> };

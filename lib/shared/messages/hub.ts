@@ -24,6 +24,11 @@ export type HubSettings = {
   maxSessions: number;
   /** Nice value of the hub's thread (`--worker-nice`). */
   nice: number;
+  /** The key that signs requestState (hex; lib/main/state-key.ts) and this service run's id. */
+  requestStateKey: string;
+  instance: string;
+  /** How long a client may take to answer a backend's question (`--input-timeout`), ms. */
+  inputTimeoutMs: number;
   /** The service's own version, for serverInfo. */
   version: string;
 };

@@ -58,6 +58,8 @@ export function countsOf(inventory: Inventory): InventoryCounts {
 
 /** `--max-message-bytes` when the service passes none. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** `--input-timeout` when the service passes none: how long a parked question waits for a retry. */
+export const DEFAULT_INPUT_TIMEOUT_MS = 300_000;
 
 /** What the worker receives at start in `workerData`. */
 export type BackendWorkerData = {
@@ -73,6 +75,8 @@ export type BackendWorkerData = {
   stateDir: string | null;
   /** Nice value of the worker's thread and its child (`--worker-nice`, or the server's `nice`). */
   nice: number;
+  /** How long a parked question of the backend waits for the client's retry (`--input-timeout`). */
+  inputTimeoutMs?: number;
   /** The backend's effective stderr limits at start; later changes come through `setStderrLimits`. */
   stderrLimits: StderrLimits;
 };

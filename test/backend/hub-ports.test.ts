@@ -1,0 +1,146 @@
+// HubPorts, the backend worker's ends of the hubs' channels: a backend's question goes to the one
+// hub with calls in flight, is answered or parked, and a parked one is resumed by a retry through
+// any hub, or voided (input timeout, call ended, backend gone) with a reason a late retry hears.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { HubPorts, type CallRunner } from '../../lib/backend/hub-ports.ts';
+import type { BackendCall, BackendToHub, CallOutcome, HubToBackend } from '../../lib/shared/messages/calls.ts';
+
+type Pending = { call: BackendCall; settle: (outcome: CallOutcome) => void };
+
+// A runner whose calls stay open until the test settles them; it records pauses.
+function fakeRunner() {
+  const calls: Pending[] = [];
+  const paused = new Map<number, number>();
+  const runner: CallRunner = {
+    request: (call) => new Promise((settle) => calls.push({ call, settle })),
+    cancel: () => undefined,
+    pauseTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) + 1),
+    resumeTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) - 1),
+  };
+  return { runner, calls, paused };
+}
+
+// A hub's end: what it received, and a way to send.
+function hub(ports: HubPorts, index: number) {
+  const { port1, port2 } = new MessageChannel();
+  const received: BackendToHub[] = [];
+  const waiters: (() => void)[] = [];
+  port1.on('message', (m: BackendToHub) => {
+    received.push(m);
+    for (const w of waiters.splice(0)) w();
+  });
+  ports.attach(index, port2 as MessagePort);
+  const next = async <T extends BackendToHub['type']>(type: T): Promise<Extract<BackendToHub, { type: T }>> => {
+    for (;;) {
+      const found = received.find((m) => m.type === type);
+      if (found) {
+        received.splice(received.indexOf(found), 1);
+        return found as Extract<BackendToHub, { type: T }>;
+      }
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  return { send: (m: HubToBackend) => port1.postMessage(m), next, close: () => port1.close() };
+}
+
+const ticks = () => new Promise((r) => setTimeout(r, 20));
+const callMessage = (callId: number): HubToBackend => ({ type: 'call', callId, method: 'tools/call', params: { name: 't' }, wantsProgress: false });
+
+let open: { close(): void }[] = [];
+const H = suite('hub ports: backend questions');
+H.after.each(() => {
+  for (const o of open) o.close();
+  open = [];
+});
+
+function setup(inputTimeoutMs = 60_000) {
+  const fake = fakeRunner();
+  const warnings: string[] = [];
+  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs, warn: (_f, msg) => void warnings.push(msg) });
+  const hubs = [hub(ports, 0), hub(ports, 1)];
+  open.push(...hubs);
+  return { ...fake, ports, hubs, warnings };
+}
+
+H('a question goes to the hub with the call in flight, naming its call; the answer reaches the backend; the call\'s clock pauses meanwhile', async () => {
+  const { ports, hubs, calls, paused } = setup();
+  hubs[1]!.send(callMessage(7));
+  await ticks();
+  const asking = ports.ask('elicitation/create', { message: 'ok?' });
+  const request = await hubs[1]!.next('inputRequest');
+  assert.equal(request.callIds, [7]);
+  assert.is(request.method, 'elicitation/create');
+  assert.is(paused.get(calls[0]!.call.callId), 1);
+  hubs[1]!.send({ type: 'inputResponse', requestId: request.requestId, outcome: { ok: true, result: { action: 'accept' } } });
+  assert.equal(await asking, { action: 'accept' });
+  assert.is(paused.get(calls[0]!.call.callId), 0, 'the clock runs again');
+});
+
+H('with calls of two hubs in flight, or none, the question is refused and logged', async () => {
+  const { ports, hubs, warnings } = setup();
+  const none = await ports.ask('sampling/createMessage', {}).catch((e: Error) => e);
+  assert.match(String((none as Error).message), /no client call is in flight/);
+  hubs[0]!.send(callMessage(1));
+  hubs[1]!.send(callMessage(1));
+  await ticks();
+  const both = (await ports.ask('elicitation/create', {}).catch((e: unknown) => e)) as { code: number; message: string };
+  assert.is(both.code, -32600);
+  assert.match(both.message, /calls of several clients/);
+  assert.is(warnings.length, 2);
+});
+
+H('a parked question is resumed through another hub: the answer reaches the backend and the call\'s outcome goes to the retrying hub', async () => {
+  const { ports, hubs, calls } = setup();
+  hubs[0]!.send(callMessage(3));
+  await ticks();
+  const asking = ports.ask('elicitation/create', {});
+  const request = await hubs[0]!.next('inputRequest');
+  hubs[0]!.send({ type: 'park', requestId: request.requestId });
+  await ticks();
+  hubs[1]!.send({ type: 'resume', callId: 42, parkId: request.requestId, outcome: { ok: true, result: { action: 'decline' } } });
+  assert.equal(await asking, { action: 'decline' });
+  calls[0]!.settle({ ok: true, result: { content: [] } });
+  const outcome = await hubs[1]!.next('outcome');
+  assert.is(outcome.callId, 42);
+  assert.equal(outcome.outcome, { ok: true, result: { content: [] } });
+
+  // The same question cannot be answered twice.
+  hubs[1]!.send({ type: 'resume', callId: 43, parkId: request.requestId, outcome: { ok: true, result: {} } });
+  const again = await hubs[1]!.next('outcome');
+  assert.match(String(!again.outcome.ok && again.outcome.error.message), /unknown \(already answered/);
+});
+
+H('a parked question not answered in time fails the backend\'s request; a late retry hears why', async () => {
+  const { ports, hubs } = setup(50);
+  hubs[0]!.send(callMessage(1));
+  await ticks();
+  const asking = ports.ask('elicitation/create', {}).catch((e: Error) => e);
+  const request = await hubs[0]!.next('inputRequest');
+  hubs[0]!.send({ type: 'park', requestId: request.requestId });
+  const failed = (await asking) as Error;
+  assert.match(failed.message, /did not answer within 50 ms \(--input-timeout\)/);
+  hubs[0]!.send({ type: 'resume', callId: 2, parkId: request.requestId, outcome: { ok: true, result: {} } });
+  const late = await hubs[0]!.next('outcome');
+  assert.match(String(!late.outcome.ok && late.outcome.error.message), /is void: the client did not answer within 50 ms/);
+});
+
+H('a backend that goes away voids its parked questions: the retry is told to call again', async () => {
+  const { ports, hubs, calls } = setup();
+  ports.connected({ protocolVersion: '2025-11-25', inventory: { tools: [], prompts: [], resources: [], resourceTemplates: [] } } as never);
+  hubs[0]!.send(callMessage(1));
+  await ticks();
+  const asking = ports.ask('elicitation/create', {}).catch((e: Error) => e);
+  const request = await hubs[0]!.next('inputRequest');
+  hubs[0]!.send({ type: 'park', requestId: request.requestId });
+  await ticks();
+  calls[0]!.settle({ ok: false, error: { kind: 'disconnected', code: -32603, message: 'gone' } });
+  ports.disconnected();
+  assert.match(((await asking) as Error).message, /restarted or stopped since it asked/);
+  hubs[0]!.send({ type: 'resume', callId: 2, parkId: request.requestId, outcome: { ok: true, result: {} } });
+  const late = await hubs[0]!.next('outcome');
+  assert.match(String(!late.outcome.ok && late.outcome.error.message), /restarted or stopped since it asked this question; call it again/);
+});
+
+H.run();
