@@ -29,6 +29,8 @@ let runner: BackendRunner;
 const hubs = new HubPorts(
   {
     request: (call) => runner.request(call),
+    subscribe: (uri) => runner.subscribe(uri),
+    unsubscribe: (uri) => runner.unsubscribe(uri),
     cancel: (callId) => runner.cancel(callId),
     pauseTimeout: (callId) => runner.pauseTimeout(callId),
     resumeTimeout: (callId) => runner.resumeTimeout(callId),
@@ -41,7 +43,7 @@ const emit = (event: RunnerEvent) => {
   switch (event.type) {
     case 'connected':
       inventory = event.inventory;
-      hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory });
+      hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory, capabilities: event.capabilities });
       return toMain({ v: 1, type: 'connected', at: event.at, pid: event.pid, protocolVersion: event.protocolVersion, counts: countsOf(event.inventory) });
     case 'inventory':
       inventory = event.inventory;
@@ -49,6 +51,8 @@ const emit = (event: RunnerEvent) => {
       return toMain({ v: 1, type: 'inventory', counts: countsOf(event.inventory) });
     case 'progress':
       return hubs.progress(event.callId, event.progress);
+    case 'resourceUpdated':
+      return hubs.resourceUpdated(event.uri);
     case 'backendLog':
       // No single hub with calls in flight here: the message is for the service log only.
       if (!hubs.backendLog(event.params)) log.info({ level: event.params.level, logger: event.params.logger, data: event.params.data }, 'backend log message');

@@ -16,6 +16,8 @@ import type { BackendCall, CallOutcome, Inventory, ProgressParams } from '../sha
 /** What the ports need of the backend connection (the runner). */
 export type CallRunner = {
   request(call: BackendCall): Promise<CallOutcome>;
+  subscribe(uri: string): Promise<CallOutcome>;
+  unsubscribe(uri: string): Promise<void>;
   cancel(callId: number): void;
   pauseTimeout(callId: number): void;
   resumeTimeout(callId: number): void;
@@ -46,6 +48,8 @@ export class HubPorts {
   private readonly origins = new Map<number, Origin>();
   private readonly questions = new Map<number, Question>();
   private readonly parked = new Map<number, Parked>();
+  /** Which hubs have clients subscribed to each resource URI of the backend. */
+  private readonly subscribers = new Map<string, Set<number>>();
   /** Why each recently voided parked question ended, for a late retry. */
   private readonly expired = new Map<number, string>();
 
@@ -60,7 +64,10 @@ export class HubPorts {
     this.ports.set(hub, port);
     port.on('message', (message: HubToBackend) => this.onMessage(hub, message));
     port.on('close', () => {
-      if (this.ports.get(hub) === port) this.ports.delete(hub);
+      if (this.ports.get(hub) !== port) return;
+      this.ports.delete(hub);
+      // A hub that ended had its sessions end too: their subscriptions go with them.
+      for (const uri of [...this.subscribers.keys()]) this.unsubscribe(hub, uri);
     });
     if (this.connection) port.postMessage({ type: 'connected', ...this.connection } satisfies BackendToHub);
   }
@@ -82,6 +89,10 @@ export class HubPorts {
         return this.park(message.requestId);
       case 'resume':
         return this.resume(hub, message.callId, message.parkId, message.outcome);
+      case 'subscribe':
+        return this.subscribe(hub, message.callId, message.uri);
+      case 'unsubscribe':
+        return this.unsubscribe(hub, message.uri);
       default: {
         const unknown: never = message;
         throw new Error(`protocol error: unknown message from hub ${hub}: ${JSON.stringify(unknown)}`);
@@ -102,6 +113,34 @@ export class HubPorts {
       const why = outcome.ok ? 'the call it belonged to has ended' : outcome.error.kind === 'disconnected' ? GONE : `the call it belonged to failed: ${outcome.error.message}`;
       for (const [parkId, parked] of this.parked) if (parked.workerCallId === callId) this.expire(parkId, why);
     });
+  }
+
+  // Reference-counted per hub: the backend is asked once, whichever hubs want the resource.
+  private subscribe(hub: number, callId: number, uri: string): void {
+    const hubs = this.subscribers.get(uri) ?? new Set<number>();
+    this.subscribers.set(uri, hubs);
+    const first = hubs.size === 0;
+    hubs.add(hub);
+    if (!first) return this.post(hub, { type: 'outcome', callId, outcome: { ok: true, result: {} } });
+    void this.runner.subscribe(uri).then((outcome) => {
+      if (!outcome.ok) {
+        hubs.delete(hub);
+        if (hubs.size === 0 && this.subscribers.get(uri) === hubs) this.subscribers.delete(uri);
+      }
+      this.post(hub, { type: 'outcome', callId, outcome });
+    });
+  }
+
+  private unsubscribe(hub: number, uri: string): void {
+    const hubs = this.subscribers.get(uri);
+    if (!hubs?.delete(hub) || hubs.size > 0) return;
+    this.subscribers.delete(uri);
+    void this.runner.unsubscribe(uri);
+  }
+
+  /** A subscribed resource changed: the hubs with subscribers hear it. */
+  resourceUpdated(uri: string): void {
+    for (const hub of this.subscribers.get(uri) ?? []) this.post(hub, { type: 'resourceUpdated', uri });
   }
 
   private broadcast(message: BackendToHub): void {

@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, Client, ProtocolError, ProtocolErrorCode,
 import * as z from 'zod';
 import { type BackendCall, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
 import { CallTimer } from './call-timer.ts';
+import { hintOf } from '../shared/cache-hint.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -71,6 +72,8 @@ export class BackendRunner {
   private stopping = false;
   private connected = false;
   private readonly inflight = new Map<number, { abort: AbortController; timer: CallTimer }>();
+  /** Resource URIs some client is subscribed to: kept across reconnects, re-established on each. */
+  private readonly subscribed = new Map<string, { close(): Promise<void> } | null>();
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
@@ -133,6 +136,7 @@ export class BackendRunner {
         protocolVersion: client.getNegotiatedProtocolVersion() ?? null,
         instructions: client.getInstructions() ?? null,
         inventory,
+        capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>,
       });
       this.watchAfterConnect(generation, client, stdio);
     } catch (error) {
@@ -172,6 +176,9 @@ export class BackendRunner {
     };
     client.setRequestHandler('elicitation/create', ask('elicitation/create'));
     client.setRequestHandler('sampling/createMessage', ask('sampling/createMessage'));
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      this.emit({ type: 'resourceUpdated', uri: notification.params.uri });
+    });
     client.setNotificationHandler('notifications/message', (notification) => {
       this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
     });
@@ -237,13 +244,20 @@ export class BackendRunner {
     const caps = client.getServerCapabilities() ?? {};
     // 'refresh': the client's response cache must not hide a change the backend announced.
     const options = { timeout: this.spec.requestTimeout, cacheMode: 'refresh' as const };
+    const cacheHints: NonNullable<Inventory['cacheHints']> = {};
+    // A 2026-07-28 backend says how long each list may be reused; the hub's aggregated lists follow it.
+    const hinted = <T>(kind: keyof typeof cacheHints, result: Record<string, unknown>, items: T[]): T[] => {
+      const hint = hintOf(result);
+      if (hint) cacheHints[kind] = hint;
+      return items;
+    };
     const [tools, resources, prompts, resourceTemplates] = await Promise.all([
-      caps.tools ? client.listTools(undefined, options).then((r) => r.tools) : [],
-      caps.resources ? client.listResources(undefined, options).then((r) => r.resources) : [],
-      caps.prompts ? client.listPrompts(undefined, options).then((r) => r.prompts) : [],
-      caps.resources ? client.listResourceTemplates(undefined, options).then((r) => r.resourceTemplates) : [],
+      caps.tools ? client.listTools(undefined, options).then((r) => hinted('tools', r, r.tools)) : [],
+      caps.resources ? client.listResources(undefined, options).then((r) => hinted('resources', r, r.resources)) : [],
+      caps.prompts ? client.listPrompts(undefined, options).then((r) => hinted('prompts', r, r.prompts)) : [],
+      caps.resources ? client.listResourceTemplates(undefined, options).then((r) => hinted('resourceTemplates', r, r.resourceTemplates)) : [],
     ]);
-    return { tools, resources, prompts, resourceTemplates };
+    return { tools, resources, prompts, resourceTemplates, ...(Object.keys(cacheHints).length ? { cacheHints } : {}) };
   }
 
   // A backend announced a list change: read its lists again and report them.
@@ -334,7 +348,61 @@ export class BackendRunner {
     return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${name}' failed the request: ${toWireError(error).message}` };
   }
 
+  /**
+   * Some client wants updates of this resource: the backend is asked now (its error is the
+   * answer) and again after every reconnect. 2025: resources/subscribe; 2026-07-28: a
+   * subscriptions/listen stream for the URI.
+   */
+  async subscribe(uri: string): Promise<CallOutcome> {
+    if (this.subscribed.has(uri)) return { ok: true, result: {} };
+    this.subscribed.set(uri, null);
+    const client = this.client;
+    if (!client || !this.connected) return { ok: true, result: {} };
+    try {
+      await this.subscribeOn(client, uri);
+      return { ok: true, result: {} };
+    } catch (error) {
+      this.subscribed.delete(uri);
+      return { ok: false, error: this.callError(error, false) };
+    }
+  }
+
+  async unsubscribe(uri: string): Promise<void> {
+    if (!this.subscribed.has(uri)) return;
+    const listening = this.subscribed.get(uri);
+    this.subscribed.delete(uri);
+    const client = this.client;
+    if (!client || !this.connected) return;
+    try {
+      if (listening) await listening.close();
+      else if (client.getProtocolEra() !== 'modern') await client.unsubscribeResource({ uri }, { timeout: this.spec.requestTimeout });
+    } catch (error) {
+      this.log.debug({ uri, err: redactCredentials(toWireError(error).message) }, 'could not unsubscribe from a resource');
+    }
+  }
+
+  private async subscribeOn(client: Client, uri: string): Promise<void> {
+    if (client.getProtocolEra() === 'modern') {
+      const subscription = await client.listen({ resourceSubscriptions: [uri] }, { timeout: this.spec.requestTimeout });
+      if (this.subscribed.has(uri)) this.subscribed.set(uri, subscription);
+      else await subscription.close();
+      return;
+    }
+    await client.subscribeResource({ uri }, { timeout: this.spec.requestTimeout });
+  }
+
+  // A new connection: the subscriptions clients hold are asked for again.
+  private resubscribe(client: Client): void {
+    for (const uri of this.subscribed.keys()) {
+      this.subscribed.set(uri, null);
+      this.subscribeOn(client, uri).catch((error) =>
+        this.log.warn({ uri, err: redactCredentials(toWireError(error).message) }, 'could not re-establish a resource subscription after the backend reconnected'),
+      );
+    }
+  }
+
   private watchAfterConnect(generation: number, client: Client, stdio: StdioConnection | null): void {
+    this.resubscribe(client);
     this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
     if (stdio) {
       void stdio.ending.then(async () => {

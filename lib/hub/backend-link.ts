@@ -15,6 +15,8 @@ export type LinkEvents = {
   inventory(connection: number, inventory: Inventory): void;
   disconnected(connection: number): void;
   backendLog(params: Record<string, unknown>): void;
+  /** A resource this hub subscribed to changed (the backend's URI). */
+  resourceUpdated?: (uri: string) => void;
   /** For the hub's log: a question refused because it could not be tied to one session. */
   warn?: (fields: Record<string, unknown>, msg: string) => void;
 };
@@ -59,6 +61,9 @@ export class BackendLink implements RouterLink {
       case 'backendLog':
         this.events.backendLog(message.params);
         return;
+      case 'resourceUpdated':
+        this.events.resourceUpdated?.(message.uri);
+        return;
       case 'inputRequest':
         void this.question(message.requestId, message.callIds, message.method, message.params);
         return;
@@ -81,6 +86,15 @@ export class BackendLink implements RouterLink {
   /** A retry with the answer to a parked question: the parked call's outcome comes back here. */
   resume(parkId: number, answer: InputOutcome, extra: CallExtra = {}): Promise<LinkOutcome> {
     return this.run(extra, (callId) => ({ type: 'resume', callId, parkId, outcome: answer }));
+  }
+
+  /** Asks the backend for updates of a resource (reference-counted in its worker). */
+  subscribe(uri: string): Promise<LinkOutcome> {
+    return this.run({}, (callId) => ({ type: 'subscribe', callId, uri }));
+  }
+
+  unsubscribe(uri: string): void {
+    if (!this.closed) this.send({ type: 'unsubscribe', uri });
   }
 
   private async run(extra: CallExtra, message: (callId: number) => HubToBackend): Promise<LinkOutcome> {

@@ -19,6 +19,9 @@ export type HubBackendsEvents = {
   /** Something clients can see changed. */
   changed(): void;
   backendLog(backend: string, params: Record<string, unknown>): void;
+  resourceUpdated(backend: string, uri: string): void;
+  /** A backend left the configuration. */
+  removed(backend: string): void;
   /** For the hub's log (a backend's question refused because no single client could be told). */
   warn(fields: Record<string, unknown>, msg: string): void;
 };
@@ -28,6 +31,8 @@ export class HubBackends implements BackendSource {
   private readonly connections = new Map<string, ConnectionFacts>();
   /** The last inventory seen, kept while the backend is down (REST shows what was observed). */
   private readonly lastInventory = new Map<string, ConnectionFacts['inventory']>();
+  /** What each backend declared at its last connect (advertised capabilities follow it). */
+  private readonly lastCapabilities = new Map<string, ConnectionFacts['capabilities']>();
   private readonly links = new Map<string, BackendLink>();
   private readonly views = new Map<string, BackendState>();
   private disabledNames: string[] = [];
@@ -50,6 +55,7 @@ export class HubBackends implements BackendSource {
       phase,
       inventory: connection?.inventory ?? this.lastInventory.get(name) ?? null,
       instructions: connection?.instructions ?? null,
+      capabilities: connection?.capabilities ?? this.lastCapabilities.get(name) ?? null,
       protocolVersion: connection?.protocolVersion ?? facts.protocolVersion,
     });
   }
@@ -63,9 +69,11 @@ export class HubBackends implements BackendSource {
       this.facts.delete(name);
       this.connections.delete(name);
       this.lastInventory.delete(name);
+      this.lastCapabilities.delete(name);
       this.links.get(name)?.close(`backend '${name}' was removed from the configuration; the request was not completed`);
       this.links.delete(name);
       this.views.delete(name);
+      this.events.removed(name);
     }
     this.disabledNames = disabled;
     this.events.changed();
@@ -95,6 +103,7 @@ export class HubBackends implements BackendSource {
       },
       backendLog: (params) => this.events.backendLog(name, params),
       warn: (fields, msg) => this.events.warn(fields, msg),
+      resourceUpdated: (uri) => this.events.resourceUpdated(name, uri),
     });
     this.links.set(name, link);
     this.rebuild(name);
@@ -105,6 +114,7 @@ export class HubBackends implements BackendSource {
     if (this.links.get(name) !== link) return;
     this.connections.set(name, facts);
     this.lastInventory.set(name, facts.inventory);
+    this.lastCapabilities.set(name, facts.capabilities);
     this.rebuild(name);
     this.events.changed();
   }

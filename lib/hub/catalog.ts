@@ -7,6 +7,8 @@ import type { Logger } from '../shared/logger.ts';
 import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from '../shared/names.ts';
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
 import { type BackendFilter, matchesTags } from '../shared/tag-filter.ts';
+import { aggregateHint, type CacheHint } from '../shared/cache-hint.ts';
+import { mergedCapabilities } from './capabilities.ts';
 
 export type CatalogView = {
   tools: Tool[];
@@ -14,7 +16,14 @@ export type CatalogView = {
   resources: Resource[];
   resourceTemplates: ResourceTemplateType[];
   instructions: string | undefined;
+  /** What the gateway offers this view's clients: the union of its backends' capabilities. */
+  capabilities: Record<string, Record<string, unknown>>;
+  /** Each aggregated list's cache hint (2026-07-28): its backends' shortest ttl, public only if all are. */
+  cacheHints: Record<HintedList, Required<CacheHint>>;
 };
+
+export type HintedList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+const HINTED_LISTS: HintedList[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
@@ -56,9 +65,26 @@ export class Catalog {
       this.cache.set(key, cached);
       return cached;
     }
-    const view: CatalogView = { tools: [], prompts: [], resources: [], resourceTemplates: [], instructions: undefined };
+    const visible = this.visibleBackends(filter);
+    // Configured backends the view shows, connected or not, as last seen at their connect.
+    const configured = [...this.source.all()].filter((b) => this.isVisible(b, filter));
+    // A list draws from the backends that offer it; a tag-filtered view is the asker's own.
+    const hint = (kind: HintedList) => {
+      const capability = kind === 'resourceTemplates' ? 'resources' : kind;
+      const sources = visible.filter((b) => b.capabilities?.[capability] !== undefined);
+      return aggregateHint(sources.map((b) => b.inventory?.cacheHints?.[kind]), filter === null);
+    };
+    const view: CatalogView = {
+      tools: [],
+      prompts: [],
+      resources: [],
+      resourceTemplates: [],
+      instructions: undefined,
+      capabilities: mergedCapabilities(configured.map((b) => b.capabilities)),
+      cacheHints: Object.fromEntries(HINTED_LISTS.map((kind) => [kind, hint(kind)])) as CatalogView['cacheHints'],
+    };
     const instructions: string[] = [];
-    for (const b of this.visibleBackends(filter)) {
+    for (const b of visible) {
       const inv = b.inventory!;
       for (const tool of inv.tools) {
         if (isToolDisabled(b.name, tool.name, b.toolPolicy)) continue;

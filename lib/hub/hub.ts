@@ -14,6 +14,7 @@ import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
 import { servePump } from './pump-server.ts';
 import { createStateCodec } from './request-state.ts';
+import { ResourceSubscriptions } from './subscriptions.ts';
 import { createRestHandlers } from './rest.ts';
 import { Router } from './router.ts';
 import { serveOverStdio } from './stdio.ts';
@@ -25,6 +26,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   const post = (message: HubToMain) => parent.postMessage(message);
   let router: Router | null = null;
   let initialLoad: InitialLoad | null = null;
+  const subscriptions = new ResourceSubscriptions();
   const backends = new HubBackends({
     changed: () => {
       notifier.changed();
@@ -32,6 +34,9 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     },
     backendLog: (name, params) => router?.backendLog(name, params),
     warn: (fields, msg) => log.warn(fields, msg),
+    resourceUpdated: (name, uri) => router?.resourceUpdated(name, uri),
+    // Its subscriptions went with its worker; a server added again under the name starts afresh.
+    removed: (name) => subscriptions.forget(name),
   });
   const catalog = new Catalog(backends, log);
   // A retry may come a while after the question: the state lives as long as a parked question, and a little more.
@@ -51,6 +56,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     logUnrouted: (backend, params) => log.info({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
+    subscriptions,
   });
   const tokens = new TokenEstimator();
   const mcp =

@@ -6,9 +6,11 @@ import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { BackendMethod, CallOutcome, InputMethod, InputOutcome, ProgressParams } from '../shared/messages/calls.ts';
 import type { RequestStatePayload, StateCodec } from './request-state.ts';
+import type { ResourceSubscriptions, Subscriber } from './subscriptions.ts';
 import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
+import { splitQualified } from '../shared/names.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
 
 /** How the session answers a backend's question: now, or by its call's own answer (input_required). */
@@ -47,6 +49,8 @@ export interface BackendLink {
   request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra): Promise<LinkOutcome>;
   /** A retry that answers a parked question. */
   resume(parkId: number, answer: InputOutcome, extra: CallExtra): Promise<LinkOutcome>;
+  subscribe(uri: string): Promise<LinkOutcome>;
+  unsubscribe(uri: string): void;
 }
 
 /** The key of the one question a parked call asks its client. */
@@ -69,6 +73,8 @@ export type RouterOptions = {
   stateCodec: StateCodec;
   /** How long a client may take to answer a backend's question (`--input-timeout`), ms. */
   inputTimeoutMs: number;
+  /** Who is subscribed to which backend resource. */
+  subscriptions: ResourceSubscriptions;
 };
 
 type Kind = 'tool' | 'prompt' | 'resource';
@@ -223,6 +229,29 @@ export class Router {
   async getPrompt(qualified: string, args: Record<string, string> | undefined, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('prompt', qualified, filter);
     return qualifyPromptResult(target.backend.name, await this.send(target, 'prompts/get', { name: target.name, ...(args ? { arguments: args } : {}) }, extra));
+  }
+
+  /** `resources/subscribe`: the subscriber hears `uri` (client-facing) changed until it unsubscribes or ends. */
+  async subscribe(subscriber: Subscriber, qualifiedUri: string, filter: BackendFilter): Promise<void> {
+    const target = await this.target('resource', qualifiedUri, filter);
+    await this.options.subscriptions.add(subscriber, target.backend.name, target.name, target.link);
+  }
+
+  /** `resources/unsubscribe`: also while the backend is down (its worker forgets it then). */
+  unsubscribe(subscriber: Subscriber, qualifiedUri: string): void {
+    const parts = splitQualified(qualifiedUri);
+    if (!parts) throw this.unknown('resource', qualifiedUri);
+    this.options.subscriptions.remove(subscriber, parts.server, parts.name, this.options.links(parts.server));
+  }
+
+  /** A client ended: its subscriptions go. */
+  dropSubscriber(subscriber: Subscriber): void {
+    this.options.subscriptions.drop(subscriber, (backend) => this.options.links(backend));
+  }
+
+  /** A backend resource changed: its subscribers hear it. */
+  resourceUpdated(backend: string, uri: string): void {
+    this.options.subscriptions.updated(backend, uri);
   }
 
   async readResource(qualifiedUri: string, filter: BackendFilter, extra: RouteExtra) {

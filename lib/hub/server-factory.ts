@@ -1,7 +1,7 @@
 // One low-level MCP Server per client session (legacy), per request (modern HTTP) or per stdio
 // connection. Handlers read the shared catalog and route through the Router; they hold no state.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
-import type { Catalog } from './catalog.ts';
+import type { Catalog, HintedList } from './catalog.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { ProgressParams } from '../shared/messages/calls.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
@@ -58,6 +58,8 @@ async function routed<T>(ctx: ServerContext, server: Server, inputTimeoutMs: num
 
 /** Sends one list's `list_changed` through a server (legacy session, or stdio either era). */
 export function sendListChanged(server: Server, kind: 'tools' | 'prompts' | 'resources'): Promise<void> {
+  // A 2025 session told at initialize that there were no such lists is not told they changed.
+  if (!server.getCapabilities()[kind]) return Promise.resolve();
   return kind === 'tools' ? server.sendToolListChanged() : kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
 }
 
@@ -65,17 +67,14 @@ export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: B
 
 export function createGatewayServer({ catalog, router, filter, lazyTools = false }: GatewayServerOptions): Server {
   const view = () => catalog.view(filter);
-  const instructions = view().instructions;
+  const { instructions, capabilities: offered } = view();
+  // The backends' union, fixed for a 2025 session at its initialize (a 2026-07-28 request gets a
+  // fresh Server, so discover follows changes). The meta-tools of --lazy-tools are always there.
+  const capabilities = lazyTools ? { ...offered, tools: { listChanged: true } } : offered;
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { listChanged: true },
-        completions: {},
-        logging: {},
-      },
+      capabilities,
       ...(instructions ? { instructions } : {}),
       debouncedNotificationMethods: CHANGE_NOTIFICATIONS,
       // A client cannot forge or alter the state of an input_required answer; a refused one is
@@ -86,53 +85,72 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     },
   );
   const run = <T>(ctx: ServerContext, call: (extra: RouteExtra) => Promise<T>, logs = true) => routed(ctx, server, router.inputTimeoutMs, call, logs);
-
-  server.setRequestHandler('tools/list', (req) => {
-    const { page, nextCursor } = paginate(lazyTools ? META_TOOLS : view().tools, req.params?.cursor);
-    return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
-  });
-  const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-    const result = await run(ctx, (extra) => router.callTool(name, args, filter, extra));
-    // A question for the client (input_required) is not the tool's result: nothing to project.
-    if (result.resultType === 'input_required') return result as never;
-    const tool = view().tools.find((t) => t.name === name);
-    return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
+  // A 2026-07-28 list answer says how long it may be reused (its backends' hints); 2025 has no such fields.
+  const listPage = <K extends HintedList>(ctx: ServerContext, kind: K, items: unknown[], cursor: string | undefined) => {
+    const { page, nextCursor } = paginate(items, cursor);
+    const hint = ctx.mcpReq.envelope !== undefined ? view().cacheHints[kind] : {};
+    return { [kind]: page, ...(nextCursor ? { nextCursor } : {}), ...hint } as never;
   };
-  server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = req.params;
-    if (lazyTools && isMetaTool(name)) {
-      if (name === 'tool_list') return toolList(args, { view: view(), tagsOf: (s) => catalog.tagsOf(s) });
-      if (name === 'tool_schema') return toolSchema(args, view());
-      const tool = findTool(args, view());
-      const inner = args.arguments;
-      if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
-      return call(ctx, tool.name, inner as Record<string, unknown> | undefined);
+
+  if (capabilities.tools) {
+    server.setRequestHandler('tools/list', (req, ctx) => listPage(ctx, 'tools', lazyTools ? META_TOOLS : view().tools, req.params?.cursor));
+    const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
+      const result = await run(ctx, (extra) => router.callTool(name, args, filter, extra));
+      // A question for the client (input_required) is not the tool's result: nothing to project.
+      if (result.resultType === 'input_required') return result as never;
+      const tool = view().tools.find((t) => t.name === name);
+      return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
+    };
+    server.setRequestHandler('tools/call', async (req, ctx): Promise<CallToolResult> => {
+      const { name, arguments: args = {} } = req.params;
+      if (lazyTools && isMetaTool(name)) {
+        if (name === 'tool_list') return toolList(args, { view: view(), tagsOf: (s) => catalog.tagsOf(s) });
+        if (name === 'tool_schema') return toolSchema(args, view());
+        const tool = findTool(args, view());
+        const inner = args.arguments;
+        if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
+        return call(ctx, tool.name, inner as Record<string, unknown> | undefined);
+      }
+      return call(ctx, name, req.params.arguments);
+    });
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler('prompts/list', (req, ctx) => listPage(ctx, 'prompts', view().prompts, req.params?.cursor));
+    server.setRequestHandler('prompts/get', async (req, ctx) => {
+      return (await run(ctx, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
+    });
+  }
+  if (capabilities.resources) {
+    server.setRequestHandler('resources/list', (req, ctx) => listPage(ctx, 'resources', view().resources, req.params?.cursor));
+    server.setRequestHandler('resources/templates/list', (req, ctx) => listPage(ctx, 'resourceTemplates', view().resourceTemplates, req.params?.cursor));
+    if (capabilities.resources.subscribe === true) {
+      // One subscriber per Server: a 2025 session or stdio connection (2026-07-28 has no resources/subscribe).
+      const subscriber = { resourceUpdated: (uri: string) => void server.sendResourceUpdated({ uri }).catch(() => undefined) };
+      server.onclose = () => router.dropSubscriber(subscriber);
+      server.setRequestHandler('resources/subscribe', async (req) => {
+        await router.subscribe(subscriber, req.params.uri, filter);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', async (req) => {
+        router.unsubscribe(subscriber, req.params.uri);
+        return {};
+      });
     }
-    return call(ctx, name, req.params.arguments);
-  });
-  server.setRequestHandler('prompts/list', (req) => {
-    const { page, nextCursor } = paginate(view().prompts, req.params?.cursor);
-    return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
-  });
-  server.setRequestHandler('prompts/get', async (req, ctx) => {
-    return (await run(ctx, (extra) => router.getPrompt(req.params.name, req.params.arguments, filter, extra))) as never;
-  });
-  server.setRequestHandler('resources/list', (req) => {
-    const { page, nextCursor } = paginate(view().resources, req.params?.cursor);
-    return { resources: page, ...(nextCursor ? { nextCursor } : {}) };
-  });
-  server.setRequestHandler('resources/templates/list', (req) => {
-    const { page, nextCursor } = paginate(view().resourceTemplates, req.params?.cursor);
-    return { resourceTemplates: page, ...(nextCursor ? { nextCursor } : {}) };
-  });
-  server.setRequestHandler('resources/read', async (req, ctx) => {
-    return (await run(ctx, (extra) => router.readResource(req.params.uri, filter, extra))) as never;
-  });
-  server.setRequestHandler('completion/complete', async (req, ctx) => {
-    const { ref, ...rest } = req.params;
-    const plain = ref as { type: string; name?: string; uri?: string };
-    if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
-    return (await run(ctx, (extra) => router.complete(plain, rest, filter, extra), false)) as never;
-  });
+    server.setRequestHandler('resources/read', async (req, ctx) => {
+      const result = await run(ctx, (extra) => router.readResource(req.params.uri, filter, extra));
+      // The owning backend's own hint goes to a 2026-07-28 client; a 2025 client has no such fields.
+      if (ctx.mcpReq.envelope !== undefined) return result as never;
+      const { ttlMs: _ttl, cacheScope: _scope, ...plain } = result as Record<string, unknown>;
+      return plain as never;
+    });
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler('completion/complete', async (req, ctx) => {
+      const { ref, ...rest } = req.params;
+      const plain = ref as { type: string; name?: string; uri?: string };
+      if (plain.type !== 'ref/prompt' && plain.type !== 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown completion reference type: ${String(plain.type)}`);
+      return (await run(ctx, (extra) => router.complete(plain, rest, filter, extra), false)) as never;
+    });
+  }
   return server;
 }

@@ -15,6 +15,8 @@ function fakeRunner() {
   const paused = new Map<number, number>();
   const runner: CallRunner = {
     request: (call) => new Promise((settle) => calls.push({ call, settle })),
+    subscribe: async () => ({ ok: true, result: {} }),
+    unsubscribe: async () => undefined,
     cancel: () => undefined,
     pauseTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) + 1),
     resumeTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) - 1),

@@ -12,7 +12,12 @@ export type Inventory = {
   resources: Resource[];
   prompts: Prompt[];
   resourceTemplates: ResourceTemplate[];
+  /** The cache hints a 2026-07-28 backend gave with each list (2025 backends give none). */
+  cacheHints?: Partial<Record<'tools' | 'resources' | 'prompts' | 'resourceTemplates', CacheHint>>;
 };
+
+/** How long a result may be reused, and by whom (2026-07-28 `ttlMs`, `cacheScope`). */
+export type CacheHint = { ttlMs?: number; cacheScope?: 'public' | 'private' };
 
 /** The requests a client can route to one backend. */
 export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
@@ -51,7 +56,11 @@ export type HubToBackend =
   /** The client cannot be asked now (2026-07-28): the worker keeps the request, the call waits for a retry. */
   | { type: 'park'; requestId: number }
   /** A retry carries the answer to a parked request: `callId` (this hub's) receives the call's outcome from now on. */
-  | { type: 'resume'; callId: number; parkId: number; outcome: InputOutcome };
+  | { type: 'resume'; callId: number; parkId: number; outcome: InputOutcome }
+  /** This hub's clients want updates of a backend resource (answered with an `outcome` for `callId`). */
+  | { type: 'subscribe'; callId: number; uri: string }
+  /** No client of this hub wants them any more. */
+  | { type: 'unsubscribe'; uri: string };
 
 /** What a hub needs of a live connection to show the backend to clients. */
 export type ConnectionFacts = {
@@ -60,6 +69,8 @@ export type ConnectionFacts = {
   protocolVersion: string | null;
   instructions: string | null;
   inventory: Inventory;
+  /** The server capabilities the backend declared at this connect. */
+  capabilities: Record<string, unknown>;
 };
 
 /** backend worker → hub */
@@ -74,6 +85,8 @@ export type BackendToHub =
   | { type: 'outcome'; callId: number; outcome: CallOutcome }
   /** A logging message (`notifications/message`) the backend sent, for the one hub using it. */
   | { type: 'backendLog'; params: Record<string, unknown> }
+  /** A resource this hub subscribed to changed (the backend's URI). */
+  | { type: 'resourceUpdated'; uri: string }
   /**
    * The backend asks the client something while calls are in flight: `callIds` are this hub's
    * calls then in flight on the backend (the hub tells whose they are); the hub answers with

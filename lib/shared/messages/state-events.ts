@@ -23,7 +23,7 @@ type Versioned<T> = T & { v: typeof BUS_PROTOCOL_VERSION };
 export type RunnerEvent = Versioned<
   /** A child was spawned (stdio) or a transport opened (remote); MCP initialize is under way. */
   | { type: 'connecting'; at: number; pid: number | null }
-  | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; instructions: string | null; inventory: Inventory }
+  | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; instructions: string | null; inventory: Inventory; capabilities: Record<string, unknown> }
   | { type: 'inventory'; inventory: Inventory }
   | { type: 'ping'; at: number; ok: boolean; error: WireError | null }
   /** Connecting failed or the connection broke. `authRequired` marks an HTTP 401. */
@@ -35,6 +35,8 @@ export type RunnerEvent = Versioned<
   | { type: 'progress'; callId: number; progress: ProgressParams }
   /** A logging message (`notifications/message`) the backend sent. */
   | { type: 'backendLog'; params: Record<string, unknown> }
+  /** A resource some client subscribed to changed (`notifications/resources/updated`). */
+  | { type: 'resourceUpdated'; uri: string }
   /**
    * Routed calls' health: sent when the run of consecutive request timeouts changes (a timeout
    * adds one, any answered call resets it to 0). Three in a row is a critical error (decisions §3).
@@ -44,7 +46,7 @@ export type RunnerEvent = Versioned<
 
 /** backend worker → main thread (on parentPort): state, never calls or lists. */
 export type WorkerEvent =
-  | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' }>
+  | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' | 'resourceUpdated' }>
   | Versioned<
       /** The worker has loaded everything and its API is exposed. */
       | { type: 'ready'; tid: number | null }

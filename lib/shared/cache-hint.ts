@@ -2,7 +2,9 @@
 // may be kept as long as the shortest-lived of them allows, and is public only when every one
 // said public and the list does not depend on who asks. A backend that gave no hint (a 2025
 // one) counts as the protocol's default: ttlMs 0, private.
-export type CacheHint = { ttlMs?: number; cacheScope?: 'public' | 'private' };
+import type { CacheHint } from './messages/calls.ts';
+
+export type { CacheHint };
 
 export const NO_CACHE: Required<CacheHint> = { ttlMs: 0, cacheScope: 'private' };
 

@@ -1,7 +1,7 @@
 // Cache hints of aggregated lists: the minimum ttlMs, public only if every source and the view allow.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { aggregateHint, hintOf, NO_CACHE } from '../../lib/hub/cache-hints.ts';
+import { aggregateHint, hintOf, NO_CACHE } from '../../lib/shared/cache-hint.ts';
 
 const H = suite('cache hints');
 

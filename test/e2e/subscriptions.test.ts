@@ -1,0 +1,142 @@
+// End to end (issue 15): what the gateway advertises is its backends' union, and it follows them
+// (2025 sessions keep what they got at initialize); resource subscriptions are reference-counted
+// per backend URI and updates reach the subscribed sessions only, under the client-facing URI;
+// cache hints of aggregated lists follow the backends' (shortest ttl, public only if all are and
+// the view is everyone's), and a read keeps its owner's.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { FIXTURE_SERVER, poll, ROOT, type Service, startService, writeConfig } from '../helpers/service.ts';
+
+const COUNTER = path.join(ROOT, 'test/fixtures/backends/counter-with-subscriptions.mjs');
+const node = process.execPath;
+const CLIENT_URI = 'counter_agent_counter://value';
+
+let svc: Service;
+const clients: Client[] = [];
+
+async function connect(era: 'legacy' | 'modern', query = '') {
+  const updates: string[] = [];
+  const client = new Client({ name: `e2e-${era}`, version: '1.0.0' }, { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } });
+  client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+  const transport = new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp${query}`));
+  await client.connect(transport);
+  clients.push(client);
+  return { client, updates, transport };
+}
+
+async function counterSubscriptions(client: Client, backend = 'counter') {
+  const result = await client.callTool({ name: `${backend}_agent_subscriptions`, arguments: {} });
+  return JSON.parse((result.content as { text: string }[])[0]!.text) as { subscribed: string[]; subscribe: number; unsubscribe: number };
+}
+
+const healthyWith = (names: string[]) =>
+  svc.waitFor(async () => {
+    const { body } = await svc.get('/health');
+    const details: { name: string; status: string }[] = body.servers?.details ?? [];
+    return body.status === 'healthy' && details.length === names.length && names.every((n) => details.some((d) => d.name === n && d.status === 'connected')) && body;
+  }, `${names.join(', ')} connected`, 30_000);
+
+const settle = () => new Promise((r) => setTimeout(r, 300));
+const S = suite('e2e subscriptions, capabilities and cache hints');
+
+S.before(async () => {
+  svc = await startService({ config: { mcpServers: { fixture: { command: node, args: [FIXTURE_SERVER] } } }, args: ['--health-rate-limit', '0', '--health-info-level', 'full'] });
+  await healthyWith(['fixture']);
+});
+
+S.after(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await svc.stop();
+});
+
+S('e2e subscriptions :: capabilities are the backends\' union, before and after a backend with subscribe connects; a 2025 session keeps its own', async () => {
+  const early = await connect('legacy');
+  const before = early.client.getServerCapabilities()!;
+  assert.ok(before.tools && before.resources && before.prompts && before.logging, 'what the fixture offers');
+  assert.is(before.resources!.subscribe, undefined, 'no backend offers subscribe yet');
+  assert.is((await connect('modern')).client.getServerCapabilities()!.resources!.subscribe, undefined);
+
+  writeConfig(svc.configFile, { mcpServers: { counter: { command: node, args: [COUNTER], protocolVersion: 'legacy' }, 'counter-modern': { command: node, args: [COUNTER], protocolVersion: '2026-07-28' } } });
+  await healthyWith(['counter', 'counter-modern']);
+  const modern = (await connect('modern')).client.getServerCapabilities()!;
+  assert.equal(modern.resources, { listChanged: true, subscribe: true }, 'server/discover follows the backends');
+  assert.ok(modern.tools);
+  assert.is(modern.prompts, undefined, 'no backend offers prompts any more');
+  assert.is(modern.logging, undefined);
+  const late = (await connect('legacy')).client.getServerCapabilities()!;
+  assert.equal(late.resources, { listChanged: true, subscribe: true });
+
+  // The early session was told there are no subscriptions: it keeps that set.
+  const refused = await early.client.subscribeResource({ uri: CLIENT_URI }).then(() => null, (e: { code?: number }) => e);
+  assert.is(refused?.code, -32601);
+});
+
+S('e2e subscriptions :: two sessions subscribe to one backend resource: the backend is asked once, updates reach the subscribers only, unsubscribe and session end let go', async () => {
+  const a = await connect('legacy');
+  const b = await connect('legacy');
+  const bystander = await connect('legacy');
+  await a.client.subscribeResource({ uri: CLIENT_URI });
+  await b.client.subscribeResource({ uri: CLIENT_URI });
+  let seen = await counterSubscriptions(a.client);
+  assert.equal(seen.subscribed, ['counter://value']);
+  assert.is(seen.subscribe, 1, 'reference-counted: the backend was asked once');
+
+  await a.client.callTool({ name: 'counter_agent_bump', arguments: {} });
+  await poll(async () => a.updates.length === 1 && b.updates.length === 1, 'both subscribers told');
+  assert.equal(a.updates, [CLIENT_URI], 'under the client-facing URI');
+  await settle();
+  assert.is(bystander.updates.length, 0, 'a session that did not subscribe hears nothing');
+
+  await a.client.unsubscribeResource({ uri: CLIENT_URI });
+  seen = await counterSubscriptions(a.client);
+  assert.is(seen.unsubscribe, 0, 'b still holds it');
+  await b.client.callTool({ name: 'counter_agent_bump', arguments: {} });
+  await poll(async () => b.updates.length === 2, 'b told again');
+  await settle();
+  assert.is(a.updates.length, 1, 'a unsubscribed');
+
+  // The last subscriber's session ends (DELETE): the backend is let go.
+  await b.transport.terminateSession();
+  await b.client.close();
+  seen = await poll(async () => {
+    const now = await counterSubscriptions(a.client);
+    return now.unsubscribe === 1 && now;
+  }, 'the backend unsubscribed');
+  assert.equal(seen.subscribed, []);
+
+  // An unknown resource is an error naming it.
+  const unknown = await a.client.subscribeResource({ uri: 'nobody_agent_x://y' }).then(() => null, (e: Error) => e);
+  assert.match(String(unknown?.message), /nobody_agent_x:\/\/y/);
+});
+
+S('e2e subscriptions :: a 2026-07-28 backend is subscribed through subscriptions/listen, and its updates reach a 2025 session', async () => {
+  const a = await connect('legacy');
+  await a.client.subscribeResource({ uri: 'counter-modern_agent_counter://value' });
+  await a.client.callTool({ name: 'counter-modern_agent_bump', arguments: {} });
+  await poll(async () => a.updates.includes('counter-modern_agent_counter://value'), 'the update from the 2026-07-28 backend');
+});
+
+S('e2e subscriptions :: cache hints: the shortest ttl of the backends a list draws from; public only if all are and the view is everyone\'s; a read keeps its owner\'s', async () => {
+  // Both counters say public; the legacy one gives no hint (2025): the list is not cacheable.
+  const mixed = await connect('modern');
+  const both = (await mixed.client.listTools(undefined, { cacheMode: 'bypass' })) as unknown as { ttlMs: number; cacheScope: string };
+  assert.equal([both.ttlMs, both.cacheScope], [0, 'private']);
+
+  writeConfig(svc.configFile, { mcpServers: { 'counter-modern': { command: node, args: [COUNTER], protocolVersion: '2026-07-28', tags: ['modern'] } } });
+  await healthyWith(['counter-modern']);
+  const only = await connect('modern');
+  const tools = (await only.client.listTools(undefined, { cacheMode: 'bypass' })) as unknown as { ttlMs: number; cacheScope: string };
+  assert.equal([tools.ttlMs, tools.cacheScope], [60_000, 'public']);
+  const resources = (await only.client.listResources(undefined, { cacheMode: 'bypass' })) as unknown as { ttlMs: number; cacheScope: string };
+  assert.equal([resources.ttlMs, resources.cacheScope], [30_000, 'public']);
+  const read = (await only.client.readResource({ uri: 'counter-modern_agent_counter://value' }, { cacheMode: 'bypass' })) as unknown as { ttlMs: number; cacheScope: string };
+  assert.equal([read.ttlMs, read.cacheScope], [1_000, 'private'], 'the owning backend\'s hint');
+
+  const filtered = await connect('modern', '?tags=modern');
+  const view = (await filtered.client.listTools(undefined, { cacheMode: 'bypass' })) as unknown as { ttlMs: number; cacheScope: string };
+  assert.equal([view.ttlMs, view.cacheScope], [60_000, 'private'], 'a tag-filtered view is the asker\'s own');
+});
+
+S.run();
