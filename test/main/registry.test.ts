@@ -57,9 +57,9 @@ function registry(options: { worker?: { file: string; workerData: Record<string,
   return { table, reg, facts, downs };
 }
 
-// Children of this process that exited and were never reaped.
-function zombieChildren(): number[] {
-  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
+// Zombies among `pids` (all files run in one process: other tests' children are not this test's).
+function zombieChildren(pids: Set<number>): number[] {
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e) && pids.has(Number(e))).filter((e) => {
     try {
       const status = fs.readFileSync(`/proc/${e}/status`, 'utf8');
       return /^PPid:\s+(\d+)$/m.exec(status)?.[1] === String(process.pid) && /^State:\s+Z/m.test(status);
@@ -115,12 +115,12 @@ test('registry :: a backend worker that dies is restarted by supervision; its ch
     assert.ok(downs.some((m) => /restarted; the request was not completed/.test(m)), 'calls in flight were failed at each death');
     assert.equal([...children].filter((pid) => pid !== alive && isAlive(pid)), [], 'no child outlived its worker');
     // A child that just exited is a zombie until the next turn of its loop: a leak stays one.
-    await poll(async () => zombieChildren().length === 0, 'no zombie', 10_000);
+    await poll(async () => zombieChildren(children).length === 0, 'no zombie', 10_000);
   } finally {
     await reg.stopAll();
     fs.rmSync(path.dirname(marker), { recursive: true, force: true });
   }
-  await poll(async () => zombieChildren().length === 0, 'no zombie after the stop', 10_000);
+  await poll(async () => zombieChildren(children).length === 0, 'no zombie after the stop', 10_000);
 });
 
 test.run();
