@@ -1,6 +1,7 @@
 // The control bus between the CLI (`agent mcp status|restart|reload`) and a running service
 // (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
 // One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
+import { isPlainObject } from '../shared/plain-object.ts';
 
 export const CONTROL_OPS = ['status', 'restart', 'reload', 'tools'] as const;
 export type ControlOp = (typeof CONTROL_OPS)[number];
@@ -57,10 +58,6 @@ export class ControlError extends Error {
 
 export function isControlOp(value: unknown): value is ControlOp {
   return typeof value === 'string' && (CONTROL_OPS as readonly string[]).includes(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isId(value: unknown): value is number {
