@@ -1,28 +1,29 @@
 // The CLI side of the control bus (decisions §8): one request per connection.
 import fs from 'node:fs';
 import net from 'node:net';
+import { AgentError, Code } from '../shared/errors.ts';
 import { type ControlOp, type ControlResponse, encodeControlMessage, isControlResponse } from './protocol.ts';
 import { isNamedPipe } from './server.ts';
 
 /** Nothing listens on the control socket: no service is running for this config dir (exit 3). */
-export class NoServiceError extends Error {
+export class NoServiceError extends AgentError {
   override readonly name = 'NoServiceError';
   constructor(
     readonly path: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
-    super(`No running agent service found (control socket ${path})`, options);
+    super(Code.no_service, `No running agent service found (control socket ${path})`, options);
   }
 }
 
 /** The service accepted the connection but did not answer in time. */
-export class ControlTimeoutError extends Error {
+export class ControlTimeoutError extends AgentError {
   override readonly name = 'ControlTimeoutError';
   constructor(
     readonly path: string,
     readonly timeoutMs: number,
   ) {
-    super(`The agent service did not answer within ${timeoutMs} ms (control socket ${path})`);
+    super(Code.control_timeout, `The agent service did not answer within ${timeoutMs} ms (control socket ${path})`);
   }
 }
 
@@ -45,7 +46,7 @@ function checkOwner(socketFile: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NoServiceError(socketFile, { cause: error });
     throw error;
   }
-  if (stat.uid !== uid) throw new Error(`Refusing to use the control socket ${socketFile}: it belongs to another user (uid ${stat.uid})`);
+  if (stat.uid !== uid) throw new AgentError(Code.unsafe_path, `Refusing to use the control socket ${socketFile}: it belongs to another user (uid ${stat.uid})`);
 }
 
 /**
@@ -87,11 +88,11 @@ export function callControl(
       try {
         value = JSON.parse(line);
       } catch {
-        finish(new Error(`Malformed response on the control socket ${socketFile}`));
+        finish(new AgentError(Code.bad_response, `Malformed response on the control socket ${socketFile}`));
         return;
       }
       if (!isControlResponse(value)) {
-        finish(new Error(`Unexpected response on the control socket ${socketFile}`));
+        finish(new AgentError(Code.bad_response, `Unexpected response on the control socket ${socketFile}`));
         return;
       }
       // id null: the service could not read our request (bad_request); it is still our answer.
@@ -114,12 +115,12 @@ export function callControl(
       const rest = chunk.subarray(start);
       buffered.push(rest);
       bufferedBytes += rest.length;
-      if (bufferedBytes > MAX_RESPONSE_BYTES) finish(new Error(`Response on the control socket ${socketFile} is too large`));
+      if (bufferedBytes > MAX_RESPONSE_BYTES) finish(new AgentError(Code.bad_response, `Response on the control socket ${socketFile} is too large`));
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));
       else finish(error);
     });
-    socket.on('close', () => finish(new Error(`The agent service closed the control connection without answering (${socketFile})`)));
+    socket.on('close', () => finish(new AgentError(Code.bad_response, `The agent service closed the control connection without answering (${socketFile})`)));
   });
 }

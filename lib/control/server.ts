@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { AgentError, Code } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
   type ControlHandlers,
@@ -86,11 +87,10 @@ export function isNamedPipe(socketFile: string): boolean {
 }
 
 /** Another live service already answers on the socket. */
-export class ControlSocketInUseError extends Error {
+export class ControlSocketInUseError extends AgentError {
   override readonly name = 'ControlSocketInUseError';
-  readonly code = 'EADDRINUSE';
   constructor(readonly path: string) {
-    super(`Another agent service is already running on the control socket ${path}`);
+    super(Code.service_running, `Another agent service is already running on the control socket ${path}`);
   }
 }
 
@@ -127,7 +127,7 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
     return { id: request.id, ok: true, result: result ?? null };
   } catch (error) {
     if (error instanceof ControlError) return errorResponse(request.id, error.code, error.message);
-    return errorResponse(request.id, 'internal', error instanceof Error ? error.message : String(error));
+    return errorResponse(request.id, Code.internal, error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -136,7 +136,7 @@ function encodeSafely(response: ControlResponse): string {
     return encodeControlMessage(response);
   } catch (error) {
     // A result JSON cannot carry (BigInt, cycles).
-    return encodeControlMessage(errorResponse(response.id, 'internal', `Result could not be serialized: ${(error as Error).message}`));
+    return encodeControlMessage(errorResponse(response.id, Code.internal, `Result could not be serialized: ${(error as Error).message}`));
   }
 }
 
@@ -163,13 +163,13 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
     inFlight++;
     void dispatchControlRequest(handlers, parsed.request).then((response) => {
       inFlight--;
-      if (!response.ok && response.error.code === 'internal') log?.error({ op: parsed.request.op, err: response.error.message }, 'Control request failed');
+      if (!response.ok && response.error.code === Code.internal) log?.error({ code: Code.internal, op: parsed.request.op, err: response.error.message }, 'Control request failed');
       send(response);
       finishIfDone();
     });
   };
   const tooLong = (): void => {
-    log?.warn({ limit: MAX_CONTROL_LINE_BYTES }, 'Control connection closed: request line too long');
+    log?.warn({ code: Code.message_too_large, limit: MAX_CONTROL_LINE_BYTES }, 'Control connection closed: request line too long');
     pending = [];
     pendingBytes = 0;
     socket.destroy();
@@ -257,10 +257,10 @@ async function removeStaleSocket(socketFile: string, log: ControlLog | undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  if (!stat.isSocket()) throw new Error(`Cannot create the control socket: ${socketFile} exists and is not a socket`);
+  if (!stat.isSocket()) throw new AgentError(Code.unsafe_path, `Cannot create the control socket: ${socketFile} exists and is not a socket`);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) {
-    throw new Error(`Cannot create the control socket: ${socketFile} belongs to another user (uid ${stat.uid})`);
+    throw new AgentError(Code.unsafe_path, `Cannot create the control socket: ${socketFile} belongs to another user (uid ${stat.uid})`);
   }
   if (await probeLive(socketFile)) throw new ControlSocketInUseError(socketFile);
   try {

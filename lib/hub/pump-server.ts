@@ -4,6 +4,7 @@
 // client went away) cancels the request and its response stream.
 import type { MessagePort } from 'node:worker_threads';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
+import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import type { HubApp } from './app.ts';
 
@@ -87,7 +88,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       response = await app(request);
     } catch (error) {
       onError(error);
-      response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: `Internal error: ${sanitize(error)}` }, id: null }, { status: 500 });
+      response = Response.json(jsonRpcErrorBody(Code.internal, `Internal error: ${sanitize(error)}`), { status: httpStatus(Code.internal) });
     }
     if (exchange.abort.signal.aborted) {
       await response.body?.cancel().catch(() => undefined);

@@ -5,6 +5,7 @@
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { isOversized, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
+import { Code, rpcCode } from '../shared/errors.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -48,7 +49,7 @@ export class ChannelStdioTransport implements Transport {
     if (this.closed) return;
     if (isOversized(line)) {
       const id = findJsonRpcId(line.head, line.tail);
-      this.reply(id, -32600, `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
+      this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
       return;
     }
     const text = line.toString('utf8').replace(/\r$/, '');
