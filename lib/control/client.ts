@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { AgentError, Code } from '../shared/errors.ts';
+import { isOversized, LineReader } from '../shared/line-reader.ts';
 import { type ControlOp, type ControlResponse, encodeControlMessage, isControlResponse } from './protocol.ts';
 import { isNamedPipe } from './server.ts';
 
@@ -68,8 +69,7 @@ export function callControl(
     }
     const id = nextId++;
     const socket = net.createConnection(socketFile);
-    let buffered: Buffer[] = [];
-    let bufferedBytes = 0;
+    const reader = new LineReader(MAX_RESPONSE_BYTES);
     let settled = false;
 
     const finish = (error: Error | null, response?: ControlResponse): void => {
@@ -100,22 +100,14 @@ export function callControl(
     };
 
     socket.on('connect', () => socket.write(encodeControlMessage({ id, op, args })));
+    const tooLarge = () => finish(new AgentError(Code.bad_response, `Response on the control socket ${socketFile} is too large`));
     socket.on('data', (chunk: Buffer) => {
-      let start = 0;
-      for (;;) {
-        const newline = chunk.indexOf(0x0a, start);
-        if (newline === -1) break;
-        const line = Buffer.concat([...buffered, chunk.subarray(start, newline)]).toString('utf8');
-        buffered = [];
-        bufferedBytes = 0;
-        start = newline + 1;
-        handleLine(line);
+      for (const line of reader.push(chunk)) {
+        if (isOversized(line)) return tooLarge();
+        handleLine(line.toString('utf8'));
         if (settled) return;
       }
-      const rest = chunk.subarray(start);
-      buffered.push(rest);
-      bufferedBytes += rest.length;
-      if (bufferedBytes > MAX_RESPONSE_BYTES) finish(new AgentError(Code.bad_response, `Response on the control socket ${socketFile} is too large`));
+      if (reader.partialBytes > MAX_RESPONSE_BYTES) tooLarge();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));

@@ -2,6 +2,7 @@
 // (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
 // One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
 import { AgentError, Code, type ErrorCode } from '../shared/errors.ts';
+import { jsonLine } from '../shared/line-reader.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 
 export const CONTROL_OPS = ['status', 'restart', 'reload', 'tools'] as const;
@@ -103,5 +104,5 @@ export function isControlResponse(value: unknown): value is ControlResponse {
 
 /** One message as a line on the wire. */
 export function encodeControlMessage(message: ControlRequest | ControlResponse): string {
-  return `${JSON.stringify(message)}\n`;
+  return jsonLine(message);
 }

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { AgentError, Code } from '../shared/errors.ts';
+import { isOversized, LineReader, type ReadLine } from '../shared/line-reader.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
   type ControlHandlers,
@@ -141,8 +142,7 @@ function encodeSafely(response: ControlResponse): string {
 }
 
 function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: ControlLog | undefined): void {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const reader = new LineReader(MAX_CONTROL_LINE_BYTES);
   let inFlight = 0;
   let readEnded = false;
 
@@ -152,7 +152,8 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
   const send = (response: ControlResponse): void => {
     if (!socket.destroyed && socket.writable) socket.write(encodeSafely(response));
   };
-  const handleLine = (raw: Buffer): void => {
+  const handleLine = (raw: ReadLine): void => {
+    if (isOversized(raw)) return tooLong();
     const line = raw.toString('utf8').trim();
     if (line === '') return;
     const parsed = parseControlRequest(line);
@@ -170,37 +171,22 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
   };
   const tooLong = (): void => {
     log?.warn({ code: Code.message_too_large, limit: MAX_CONTROL_LINE_BYTES }, 'Control connection closed: request line too long');
-    pending = [];
-    pendingBytes = 0;
     socket.destroy();
   };
 
   socket.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(0x0a, start);
-      if (newline === -1) break;
-      const piece = chunk.subarray(start, newline);
-      if (pendingBytes + piece.length > MAX_CONTROL_LINE_BYTES) return tooLong();
-      const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
-      pending = [];
-      pendingBytes = 0;
-      start = newline + 1;
+    for (const line of reader.push(chunk)) {
       handleLine(line);
       if (socket.destroyed) return;
     }
-    const rest = chunk.subarray(start);
-    if (rest.length === 0) return;
-    if (pendingBytes + rest.length > MAX_CONTROL_LINE_BYTES) return tooLong();
-    pending.push(rest);
-    pendingBytes += rest.length;
+    // A line already over the limit is not waited for.
+    if (reader.partialBytes > MAX_CONTROL_LINE_BYTES) tooLong();
   });
   // The peer finished writing (e.g. `printf '...' | nc -U`): answer what is in flight, then end.
   socket.on('end', () => {
     readEnded = true;
-    if (pendingBytes > 0) handleLine(Buffer.concat(pending));
-    pending = [];
-    pendingBytes = 0;
+    const last = reader.end();
+    if (last) handleLine(last);
     finishIfDone();
   });
   socket.on('error', (error: NodeJS.ErrnoException) => {

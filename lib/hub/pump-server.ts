@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
 import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
+import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
@@ -20,11 +21,6 @@ type Exchange = {
   unacked: number;
   credited: (() => void) | null;
 };
-
-/** A chunk that owns its whole buffer can be transferred; a view into a larger one is copied first. */
-export function transferable(chunk: Uint8Array): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice();
-}
 
 function headersOf(raw: string[]): Headers {
   const headers = new Headers();

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
+import { transferable } from '../shared/transfer.ts';
 import { writeJson } from './json-answer.ts';
 
 type Exchange = {
@@ -26,12 +27,6 @@ function jsonError(res: ServerResponse, code: typeof Code.message_too_large | ty
   writeJson(res, httpStatus(code), jsonRpcErrorBody(code, message));
 }
 
-
-// A chunk that owns its whole buffer is transferred; a view into a larger one (node's pooled
-// reads) is copied first, or the transfer would take the whole pool with it.
-function owned(chunk: Buffer): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : Uint8Array.prototype.slice.call(chunk);
-}
 
 export class PumpClient {
   private nextId = 1;
@@ -74,7 +69,7 @@ export class PumpClient {
         this.abort(id);
         return jsonError(res, Code.message_too_large, Messages.bodyTooLarge(this.limits.maxBodyBytes));
       }
-      const bytes = owned(chunk);
+      const bytes = transferable(chunk);
       exchange.unacked += bytes.byteLength;
       this.post({ type: 'body', id, chunk: bytes }, [bytes.buffer as ArrayBuffer]);
       if (exchange.unacked >= PUMP_WINDOW_BYTES && !exchange.paused) {
@@ -161,7 +156,7 @@ export class PumpClient {
 
   /** stdio mode: bytes read from stdin. */
   stdin(chunk: Buffer): void {
-    const bytes = owned(chunk);
+    const bytes = transferable(chunk);
     this.post({ type: 'stdin', chunk: bytes }, [bytes.buffer as ArrayBuffer]);
   }
 
