@@ -62,7 +62,7 @@ T('initial load :: HTTP right after start: lists and calls wait for the slow bac
 T('initial load :: --initial-wait bounds the wait: a backend that never answers is left out, and the log says so', async () => {
   const svc = await startService({
     config: { mcpServers: { fixture: servers.fixture, hangs: { command: node, args: [backendFixture('hangs-on-initialize.mjs')], connectionTimeout: 30_000 } } },
-    args: ['--health-rate-limit', '0', '--initial-wait', '1500'],
+    args: ['--health-rate-limit', '0', '--initial-wait', '6000'],
   });
   try {
     const client = new Client({ name: 'one-shot', version: '1.0.0' });

@@ -115,12 +115,12 @@ test('registry :: a backend worker that dies is restarted by supervision; its ch
     assert.ok(downs.some((m) => /restarted; the request was not completed/.test(m)), 'calls in flight were failed at each death');
     assert.equal([...children].filter((pid) => pid !== alive && isAlive(pid)), [], 'no child outlived its worker');
     // A child that just exited is a zombie until the next turn of its loop: a leak stays one.
-    await poll(async () => zombieChildren().length === 0, 'no zombie', 3_000);
+    await poll(async () => zombieChildren().length === 0, 'no zombie', 10_000);
   } finally {
     await reg.stopAll();
     fs.rmSync(path.dirname(marker), { recursive: true, force: true });
   }
-  await poll(async () => zombieChildren().length === 0, 'no zombie after the stop', 3_000);
+  await poll(async () => zombieChildren().length === 0, 'no zombie after the stop', 10_000);
 });
 
 test.run();
