@@ -7,10 +7,8 @@ import { commandName, MCP_COMMANDS, synopsis } from '../lib/cli/mcp-grammar.ts';
 import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
 import type { ToolsEditFlags, ToolsListFlags } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/main/serve.ts';
+import { EXIT_RUNTIME, EXIT_USAGE } from '../lib/shared/errors.ts';
 import { SERVICE_VERSION } from '../lib/shared/version.ts';
-
-const EXIT_RUNTIME = 1;
-const EXIT_USAGE = 2;
 
 function usageError(message: string): never {
   process.stderr.write(`agent: ${message}\nRun \`agent --help\` for usage.\n`);

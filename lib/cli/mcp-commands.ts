@@ -5,15 +5,11 @@ import { formatProblem } from '../config/errors.ts';
 import { loadConfig } from '../config/load.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
+import { EXIT_NO_SERVICE, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from '../shared/errors.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
 import { liveText, operatorView } from './status-text.ts';
 import { table } from './table.ts';
 import { ask, findTarget, type LocationFlags, type Target } from './target.ts';
-
-export const EXIT_OK = 0;
-export const EXIT_RUNTIME = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_NO_SERVICE = 3;
 
 export type CommandResult = { code: number; stdout: string; stderr: string };
 export type { LocationFlags };

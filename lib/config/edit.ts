@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, type Edit, type FormattingOptions, findNodeAtLocation, format, type JSONPath, modify, type Node, parseTree } from 'jsonc-parser';
 import { SEPARATOR } from '../shared/names.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 import { formatProblem, jsonPath } from './errors.ts';
 import { parseJsonStrict } from './parse-json.ts';
 
@@ -49,8 +50,6 @@ export type ToolRules = {
   /** The name is in both sections: the mcpServers entry is stale (not served, never edited). */
   shadowedServerEntry: boolean;
 };
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The tool rules of `server` in a parsed mcp.json, or null when no section names it. Entries of

@@ -12,6 +12,7 @@ import {
   serverEntrySchema,
 } from './schema.ts';
 import type { BackendSpec, LoadedConfig, RawStrings, ServerSlot } from './types.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 export const DEFAULT_CONNECTION_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
@@ -19,8 +20,6 @@ export const DEFAULT_MAX_RESTARTS = 5;
 export const DEFAULT_RESTART_DELAY = 1_000;
 
 export type NormalizeResult = { ok: true; config: LoadedConfig } | { ok: false; problems: ConfigProblem[] };
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // Turns the parsed JSON of mcp.json into validated server slots. Only document-level problems
 // fail the whole file; a bad server entry becomes an invalid slot and the others stay valid.

@@ -1,28 +1,30 @@
 // The CLI side of the control bus (decisions §8): one request per connection.
 import fs from 'node:fs';
 import net from 'node:net';
+import { AgentError, Code } from '../shared/errors.ts';
+import { isOversized, LineReader } from '../shared/line-reader.ts';
 import { type ControlOp, type ControlResponse, encodeControlMessage, isControlResponse } from './protocol.ts';
 import { isNamedPipe } from './server.ts';
 
 /** Nothing listens on the control socket: no service is running for this config dir (exit 3). */
-export class NoServiceError extends Error {
+export class NoServiceError extends AgentError {
   override readonly name = 'NoServiceError';
   constructor(
     readonly path: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
-    super(`No running agent service found (control socket ${path})`, options);
+    super(Code.no_service, `No running agent service found (control socket ${path})`, options);
   }
 }
 
 /** The service accepted the connection but did not answer in time. */
-export class ControlTimeoutError extends Error {
+export class ControlTimeoutError extends AgentError {
   override readonly name = 'ControlTimeoutError';
   constructor(
     readonly path: string,
     readonly timeoutMs: number,
   ) {
-    super(`The agent service did not answer within ${timeoutMs} ms (control socket ${path})`);
+    super(Code.control_timeout, `The agent service did not answer within ${timeoutMs} ms (control socket ${path})`);
   }
 }
 
@@ -45,7 +47,7 @@ function checkOwner(socketFile: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NoServiceError(socketFile, { cause: error });
     throw error;
   }
-  if (stat.uid !== uid) throw new Error(`Refusing to use the control socket ${socketFile}: it belongs to another user (uid ${stat.uid})`);
+  if (stat.uid !== uid) throw new AgentError(Code.unsafe_path, `Refusing to use the control socket ${socketFile}: it belongs to another user (uid ${stat.uid})`);
 }
 
 /**
@@ -67,8 +69,7 @@ export function callControl(
     }
     const id = nextId++;
     const socket = net.createConnection(socketFile);
-    let buffered: Buffer[] = [];
-    let bufferedBytes = 0;
+    const reader = new LineReader(MAX_RESPONSE_BYTES);
     let settled = false;
 
     const finish = (error: Error | null, response?: ControlResponse): void => {
@@ -87,11 +88,11 @@ export function callControl(
       try {
         value = JSON.parse(line);
       } catch {
-        finish(new Error(`Malformed response on the control socket ${socketFile}`));
+        finish(new AgentError(Code.bad_response, `Malformed response on the control socket ${socketFile}`));
         return;
       }
       if (!isControlResponse(value)) {
-        finish(new Error(`Unexpected response on the control socket ${socketFile}`));
+        finish(new AgentError(Code.bad_response, `Unexpected response on the control socket ${socketFile}`));
         return;
       }
       // id null: the service could not read our request (bad_request); it is still our answer.
@@ -99,27 +100,19 @@ export function callControl(
     };
 
     socket.on('connect', () => socket.write(encodeControlMessage({ id, op, args })));
+    const tooLarge = () => finish(new AgentError(Code.bad_response, `Response on the control socket ${socketFile} is too large`));
     socket.on('data', (chunk: Buffer) => {
-      let start = 0;
-      for (;;) {
-        const newline = chunk.indexOf(0x0a, start);
-        if (newline === -1) break;
-        const line = Buffer.concat([...buffered, chunk.subarray(start, newline)]).toString('utf8');
-        buffered = [];
-        bufferedBytes = 0;
-        start = newline + 1;
-        handleLine(line);
+      for (const line of reader.push(chunk)) {
+        if (isOversized(line)) return tooLarge();
+        handleLine(line.toString('utf8'));
         if (settled) return;
       }
-      const rest = chunk.subarray(start);
-      buffered.push(rest);
-      bufferedBytes += rest.length;
-      if (bufferedBytes > MAX_RESPONSE_BYTES) finish(new Error(`Response on the control socket ${socketFile} is too large`));
+      if (reader.partialBytes > MAX_RESPONSE_BYTES) tooLarge();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));
       else finish(error);
     });
-    socket.on('close', () => finish(new Error(`The agent service closed the control connection without answering (${socketFile})`)));
+    socket.on('close', () => finish(new AgentError(Code.bad_response, `The agent service closed the control connection without answering (${socketFile})`)));
   });
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AgentError, Code } from '../shared/errors.ts';
 
 export type ServiceRecord = {
   pid: number;
@@ -57,10 +58,10 @@ async function checkOwnDir(dir: string, create: boolean): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-  if (!stat.isDirectory()) throw new Error(`Refusing to use the runtime directory ${dir}: it is not a directory`);
+  if (!stat.isDirectory()) throw new AgentError(Code.unsafe_path, `Refusing to use the runtime directory ${dir}: it is not a directory`);
   const uid = process.getuid?.();
   if (uid === undefined) return true;
-  if (stat.uid !== uid) throw new Error(`Refusing to use the runtime directory ${dir}: it belongs to another user (uid ${stat.uid})`);
+  if (stat.uid !== uid) throw new AgentError(Code.unsafe_path, `Refusing to use the runtime directory ${dir}: it belongs to another user (uid ${stat.uid})`);
   if (stat.mode & 0o077) await fs.promises.chmod(dir, 0o700);
   return true;
 }

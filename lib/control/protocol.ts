@@ -1,6 +1,9 @@
 // The control bus between the CLI (`agent mcp status|restart|reload`) and a running service
 // (decisions §8): newline-delimited JSON over a Unix domain socket (a named pipe on Windows).
 // One request per line `{id, op, args}`, one response per line `{id, ok, result | error}`.
+import { AgentError, Code, type ErrorCode } from '../shared/errors.ts';
+import { jsonLine } from '../shared/line-reader.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 export const CONTROL_OPS = ['status', 'restart', 'reload', 'tools'] as const;
 export type ControlOp = (typeof CONTROL_OPS)[number];
@@ -10,8 +13,8 @@ export const MAX_CONTROL_LINE_BYTES = 1024 * 1024;
 
 export type ControlRequest = { id: number; op: ControlOp; args: Record<string, unknown> };
 
-/** Well-known error codes; handlers may use others. */
-export type ControlErrorCode = 'unknown_server' | 'bad_request' | 'not_running' | 'internal' | (string & {});
+/** A code of the catalogue (lib/shared/errors.ts); a service of another version may send others. */
+export type ControlErrorCode = ErrorCode | (string & {});
 
 export type ControlErrorBody = { code: ControlErrorCode; message: string };
 
@@ -45,22 +48,12 @@ export type ToolsResult = { server: string; status: string; tools: ToolView[]; /
 
 
 /** An expected failure of an op, answered as `{ok: false, error: {code, message}}`. */
-export class ControlError extends Error {
+export class ControlError extends AgentError {
   override readonly name = 'ControlError';
-  constructor(
-    readonly code: ControlErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export function isControlOp(value: unknown): value is ControlOp {
   return typeof value === 'string' && (CONTROL_OPS as readonly string[]).includes(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isId(value: unknown): value is number {
@@ -81,18 +74,18 @@ export function parseControlRequest(line: string): { ok: true; request: ControlR
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, response: errorResponse(null, 'bad_request', `Malformed JSON: ${(error as Error).message}`) };
+    return { ok: false, response: errorResponse(null, Code.bad_request, `Malformed JSON: ${(error as Error).message}`) };
   }
-  if (!isPlainObject(value)) return { ok: false, response: errorResponse(null, 'bad_request', 'A request must be a JSON object {id, op, args}') };
-  if (!isId(value.id)) return { ok: false, response: errorResponse(null, 'bad_request', 'A request needs an integer "id"') };
+  if (!isPlainObject(value)) return { ok: false, response: errorResponse(null, Code.bad_request, 'A request must be a JSON object {id, op, args}') };
+  if (!isId(value.id)) return { ok: false, response: errorResponse(null, Code.bad_request, 'A request needs an integer "id"') };
   const { id, op } = value;
   if (!isControlOp(op)) {
-    return { ok: false, response: errorResponse(id, 'bad_request', `Unknown op ${JSON.stringify(op)}; expected one of ${CONTROL_OPS.join(', ')}`) };
+    return { ok: false, response: errorResponse(id, Code.bad_request, `Unknown op ${JSON.stringify(op)}; expected one of ${CONTROL_OPS.join(', ')}`) };
   }
   const args = value.args ?? {};
-  if (!isPlainObject(args)) return { ok: false, response: errorResponse(id, 'bad_request', '"args" must be an object') };
+  if (!isPlainObject(args)) return { ok: false, response: errorResponse(id, Code.bad_request, '"args" must be an object') };
   if ((op === 'restart' || op === 'tools') && (typeof args.server !== 'string' || args.server === '')) {
-    return { ok: false, response: errorResponse(id, 'bad_request', `${op} needs "args.server", the server name`) };
+    return { ok: false, response: errorResponse(id, Code.bad_request, `${op} needs "args.server", the server name`) };
   }
   return { ok: true, request: { id, op, args } };
 }
@@ -111,5 +104,5 @@ export function isControlResponse(value: unknown): value is ControlResponse {
 
 /** One message as a line on the wire. */
 export function encodeControlMessage(message: ControlRequest | ControlResponse): string {
-  return `${JSON.stringify(message)}\n`;
+  return jsonLine(message);
 }

@@ -6,6 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { AgentError, Code } from '../shared/errors.ts';
+import { isOversized, LineReader, type ReadLine } from '../shared/line-reader.ts';
 import type { Logger } from '../shared/logger.ts';
 import {
   type ControlHandlers,
@@ -86,11 +88,10 @@ export function isNamedPipe(socketFile: string): boolean {
 }
 
 /** Another live service already answers on the socket. */
-export class ControlSocketInUseError extends Error {
+export class ControlSocketInUseError extends AgentError {
   override readonly name = 'ControlSocketInUseError';
-  readonly code = 'EADDRINUSE';
   constructor(readonly path: string) {
-    super(`Another agent service is already running on the control socket ${path}`);
+    super(Code.service_running, `Another agent service is already running on the control socket ${path}`);
   }
 }
 
@@ -127,7 +128,7 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
     return { id: request.id, ok: true, result: result ?? null };
   } catch (error) {
     if (error instanceof ControlError) return errorResponse(request.id, error.code, error.message);
-    return errorResponse(request.id, 'internal', error instanceof Error ? error.message : String(error));
+    return errorResponse(request.id, Code.internal, error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -136,13 +137,12 @@ function encodeSafely(response: ControlResponse): string {
     return encodeControlMessage(response);
   } catch (error) {
     // A result JSON cannot carry (BigInt, cycles).
-    return encodeControlMessage(errorResponse(response.id, 'internal', `Result could not be serialized: ${(error as Error).message}`));
+    return encodeControlMessage(errorResponse(response.id, Code.internal, `Result could not be serialized: ${(error as Error).message}`));
   }
 }
 
 function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: ControlLog | undefined): void {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const reader = new LineReader(MAX_CONTROL_LINE_BYTES);
   let inFlight = 0;
   let readEnded = false;
 
@@ -152,7 +152,8 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
   const send = (response: ControlResponse): void => {
     if (!socket.destroyed && socket.writable) socket.write(encodeSafely(response));
   };
-  const handleLine = (raw: Buffer): void => {
+  const handleLine = (raw: ReadLine): void => {
+    if (isOversized(raw)) return tooLong();
     const line = raw.toString('utf8').trim();
     if (line === '') return;
     const parsed = parseControlRequest(line);
@@ -163,44 +164,29 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
     inFlight++;
     void dispatchControlRequest(handlers, parsed.request).then((response) => {
       inFlight--;
-      if (!response.ok && response.error.code === 'internal') log?.error({ op: parsed.request.op, err: response.error.message }, 'Control request failed');
+      if (!response.ok && response.error.code === Code.internal) log?.error({ code: Code.internal, op: parsed.request.op, err: response.error.message }, 'Control request failed');
       send(response);
       finishIfDone();
     });
   };
   const tooLong = (): void => {
-    log?.warn({ limit: MAX_CONTROL_LINE_BYTES }, 'Control connection closed: request line too long');
-    pending = [];
-    pendingBytes = 0;
+    log?.warn({ code: Code.message_too_large, limit: MAX_CONTROL_LINE_BYTES }, 'Control connection closed: request line too long');
     socket.destroy();
   };
 
   socket.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(0x0a, start);
-      if (newline === -1) break;
-      const piece = chunk.subarray(start, newline);
-      if (pendingBytes + piece.length > MAX_CONTROL_LINE_BYTES) return tooLong();
-      const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
-      pending = [];
-      pendingBytes = 0;
-      start = newline + 1;
+    for (const line of reader.push(chunk)) {
       handleLine(line);
       if (socket.destroyed) return;
     }
-    const rest = chunk.subarray(start);
-    if (rest.length === 0) return;
-    if (pendingBytes + rest.length > MAX_CONTROL_LINE_BYTES) return tooLong();
-    pending.push(rest);
-    pendingBytes += rest.length;
+    // A line already over the limit is not waited for.
+    if (reader.partialBytes > MAX_CONTROL_LINE_BYTES) tooLong();
   });
   // The peer finished writing (e.g. `printf '...' | nc -U`): answer what is in flight, then end.
   socket.on('end', () => {
     readEnded = true;
-    if (pendingBytes > 0) handleLine(Buffer.concat(pending));
-    pending = [];
-    pendingBytes = 0;
+    const last = reader.end();
+    if (last) handleLine(last);
     finishIfDone();
   });
   socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -257,10 +243,10 @@ async function removeStaleSocket(socketFile: string, log: ControlLog | undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  if (!stat.isSocket()) throw new Error(`Cannot create the control socket: ${socketFile} exists and is not a socket`);
+  if (!stat.isSocket()) throw new AgentError(Code.unsafe_path, `Cannot create the control socket: ${socketFile} exists and is not a socket`);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) {
-    throw new Error(`Cannot create the control socket: ${socketFile} belongs to another user (uid ${stat.uid})`);
+    throw new AgentError(Code.unsafe_path, `Cannot create the control socket: ${socketFile} belongs to another user (uid ${stat.uid})`);
   }
   if (await probeLive(socketFile)) throw new ControlSocketInUseError(socketFile);
   try {

@@ -2,10 +2,11 @@
 // here as a web Request and leaves as a Response.
 import type { McpEndpoints } from './http.ts';
 import type { RestHandlers } from './rest.ts';
+import { Code, errorBody, httpStatus, Messages } from '../shared/errors.ts';
 
 export type HubApp = (request: Request) => Promise<Response>;
 
-const notFound = () => Response.json({ error: 'not_found', message: 'No such route' }, { status: 404 });
+const notFound = () => Response.json(errorBody(Code.not_found, Messages.noSuchRoute), { status: httpStatus(Code.not_found) });
 
 export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: RestHandlers }): HubApp {
   return async (request) => {

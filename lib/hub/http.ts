@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createMcpHandler, isLegacyRequest, type Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
+import { Code, type ErrorCode, errorBody, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
@@ -40,15 +41,15 @@ export type McpEndpointsOptions = {
 // 2026-07-28 requests name their method in a header: discovery and lists wait for the initial load.
 const waitsForInitialLoad = (method: string | null) => method !== null && (method === 'server/discover' || method.endsWith('/list'));
 
-function jsonRpcError(status: number, message: string, code = -32000): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+function jsonRpcError(code: ErrorCode, message: string, rpc?: number): Response {
+  return Response.json(jsonRpcErrorBody(code, message, rpc), { status: httpStatus(code) });
 }
 
 function tagFilterOf(request: Request): BackendFilter | Response {
   try {
     return filterFromQuery(new URL(request.url).searchParams);
   } catch (error) {
-    if (error instanceof TagFilterError) return Response.json({ error: 'invalid_tag_filter', message: error.message }, { status: 400 });
+    if (error instanceof TagFilterError) return Response.json(errorBody(Code.invalid_tag_filter, error.message), { status: httpStatus(Code.invalid_tag_filter) });
     throw error;
   }
 }
@@ -71,7 +72,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       lastRefusalLog = now();
       refused = 0;
     }
-    return jsonRpcError(503, `Too many sessions: this service keeps at most ${maxSessions} (--max-sessions); close idle sessions or retry later`);
+    return jsonRpcError(Code.too_many_sessions, `Too many sessions: this service keeps at most ${maxSessions} (--max-sessions); close idle sessions or retry later`);
   };
 
   const modern = createMcpHandler((ctx) => serverFor(ctx.requestInfo ? filterFromQuery(new URL(ctx.requestInfo.url).searchParams) : null), {
@@ -85,11 +86,12 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     const id = request.headers.get('mcp-session-id');
     if (id) {
       const session = streamable.get(id);
-      if (!session) return jsonRpcError(404, `Session not found: ${id}`);
+      // -32000, not the catalogue's -32001: what this endpoint has always answered.
+      if (!session) return jsonRpcError(Code.session_not_found, `Session not found: ${id}`, -32000);
       session.lastActivity = now();
       return (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request);
     }
-    if (request.method !== 'POST') return jsonRpcError(400, 'Bad Request: an Mcp-Session-Id header is required');
+    if (request.method !== 'POST') return jsonRpcError(Code.bad_request, 'Bad Request: an Mcp-Session-Id header is required');
     const refusal = full();
     if (refusal) return refusal;
     // A new session's initialize answers with the backends' capabilities and instructions.
@@ -141,7 +143,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
   async function postMessage(request: Request): Promise<Response> {
     const sessionId = new URL(request.url).searchParams.get('sessionId') ?? '';
     const session = sse.get(sessionId);
-    if (!session) return jsonRpcError(404, `Session not found: ${sessionId}`, -32001);
+    if (!session) return jsonRpcError(Code.session_not_found, `Session not found: ${sessionId}`);
     session.lastActivity = now();
     return session.transport.handlePost(request);
   }

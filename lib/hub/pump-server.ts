@@ -4,7 +4,9 @@
 // client went away) cancels the request and its response stream.
 import type { MessagePort } from 'node:worker_threads';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
+import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
+import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
@@ -19,11 +21,6 @@ type Exchange = {
   unacked: number;
   credited: (() => void) | null;
 };
-
-/** A chunk that owns its whole buffer can be transferred; a view into a larger one is copied first. */
-export function transferable(chunk: Uint8Array): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice();
-}
 
 function headersOf(raw: string[]): Headers {
   const headers = new Headers();
@@ -87,7 +84,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       response = await app(request);
     } catch (error) {
       onError(error);
-      response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: `Internal error: ${sanitize(error)}` }, id: null }, { status: 500 });
+      response = Response.json(jsonRpcErrorBody(Code.internal, `Internal error: ${sanitize(error)}`), { status: httpStatus(Code.internal) });
     }
     if (exchange.abort.signal.aborted) {
       await response.body?.cancel().catch(() => undefined);

@@ -7,9 +7,10 @@ import type { BackendSource } from './backends.ts';
 import { isHealthy, serverStatus } from '../shared/status.ts';
 import type { TokenEstimator } from './token-estimator.ts';
 import { sanitize } from '../shared/sanitize.ts';
+import { Code, errorBody, httpStatus, Messages } from '../shared/errors.ts';
 
 const send = (status: number, body: unknown): Response => Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
-const notFound = (message: string) => send(404, { error: 'not_found', message });
+const notFound = (message: string) => send(httpStatus(Code.not_found), errorBody(Code.not_found, message));
 
 export function createRestHandlers({ source, tokens }: { source: BackendSource; tokens: TokenEstimator }) {
   const backends = () => [...source.all()];
@@ -35,7 +36,7 @@ export function createRestHandlers({ source, tokens }: { source: BackendSource; 
     try {
       return await handler(request, params);
     } catch (error) {
-      return send(500, { error: 'internal', message: sanitize(error) });
+      return send(httpStatus(Code.internal), errorBody(Code.internal, sanitize(error)));
     }
   };
 
@@ -58,14 +59,14 @@ export function createRestHandlers({ source, tokens }: { source: BackendSource; 
     }),
     tools: guard(async (request) => {
       const only = new URL(request.url).searchParams.get('server') ?? undefined;
-      if (only !== undefined && !source.get(only)) return notFound(`Server '${only}' not found`);
+      if (only !== undefined && !source.get(only)) return notFound(Messages.serverNotFound(only));
       const selected = backends().filter((b) => only === undefined || b.name === only);
       const tools = await Promise.all(selected.flatMap((b) => (b.inventory?.tools ?? []).map((t) => toolEntry(b, t, false))));
       return send(200, { tools, totalTokens: tools.filter((t) => t.enabled).reduce((n, t) => n + (t.tokens as number), 0) });
     }),
     tool: guard(async (_request, { server = '', tool = '' }) => {
       const b = source.get(server);
-      if (!b) return notFound(`Server '${server}' not found`);
+      if (!b) return notFound(Messages.serverNotFound(server));
       const found = b.inventory?.tools.find((t) => t.name === tool || qualify(b.name, t.name) === tool);
       if (!found) return notFound(`Tool '${tool}' not found on server '${server}'`);
       return send(200, await toolEntry(b, found, true));

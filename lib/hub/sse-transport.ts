@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
+import { Code, httpStatus, jsonRpcErrorBody, rpcCode } from '../shared/errors.ts';
 
 export const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const KEEP_ALIVE_MS = 15_000;
@@ -25,7 +26,8 @@ export type SseOptions = {
 };
 
 const encoder = new TextEncoder();
-const jsonRpcError = (status: number, code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+// The protocol's own errors (unsupported media type, parse error, invalid request) keep their JSON-RPC numbers.
+const jsonRpcError = (status: number, rpc: number, message: string) => Response.json(jsonRpcErrorBody(Code.bad_request, message, rpc), { status });
 
 export class LegacySseServerTransport implements Transport {
   readonly sessionId: string;
@@ -94,7 +96,7 @@ export class LegacySseServerTransport implements Transport {
 
   /** POST /messages?sessionId=...: answers 202 and hands the message to the server. */
   async handlePost(request: Request): Promise<Response> {
-    if (this.closed) return jsonRpcError(404, -32001, 'Session closed');
+    if (this.closed) return jsonRpcError(httpStatus(Code.session_not_found), rpcCode(Code.session_not_found), 'Session closed');
     if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
       return jsonRpcError(415, -32600, 'Unsupported Media Type: Content-Type must be application/json');
     }

@@ -3,8 +3,9 @@
 // and answered with an error naming the limit, a malformed line with a parse error, and reading
 // goes on either way (a client can no longer lock the service with one huge line).
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-import { isOversized, LineReader } from '../shared/line-reader.ts';
+import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
+import { Code, rpcCode } from '../shared/errors.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -48,7 +49,7 @@ export class ChannelStdioTransport implements Transport {
     if (this.closed) return;
     if (isOversized(line)) {
       const id = findJsonRpcId(line.head, line.tail);
-      this.reply(id, -32600, `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
+      this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
       return;
     }
     const text = line.toString('utf8').replace(/\r$/, '');
@@ -77,7 +78,7 @@ export class ChannelStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
-    await this.channel.writeStdout(Buffer.from(`${JSON.stringify(message)}\n`));
+    await this.channel.writeStdout(Buffer.from(jsonLine(message)));
   }
 
   async close(): Promise<void> {

@@ -2,10 +2,7 @@
 // client-facing form `<server>_agent_<uri>`, and read them back through the service. Rewrites
 // `resource_link` blocks and embedded resources in tool results and prompt messages. Pure.
 import { qualify } from '../shared/names.ts';
-
-type Block = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Block => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isPlainObject as isObject } from '../shared/plain-object.ts';
 
 // One content block: a link carries `uri`, an embedded resource carries `resource.uri`.
 function qualifyBlock(server: string, block: unknown): unknown {

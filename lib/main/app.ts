@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
 import { createHealthHandlers, type HealthRouteDeps } from './health/routes.ts';
+import { writeJson } from './json-answer.ts';
 import type { OriginGuard } from './origin-guard.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -13,9 +14,7 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
     const rejection = guard()?.({ host: req.headers.host, origin: req.headers.origin });
     if (!rejection) return handler(req, res);
     req.resume();
-    const text = JSON.stringify(rejection.body);
-    res.writeHead(rejection.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
+    writeJson(res, rejection.status, rejection.body);
   };
 }
 

@@ -5,10 +5,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import type { BackendState } from '../shared/backend-state.ts';
+import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BackendFacts, HubSettings, MainToHub } from '../shared/messages/hub.ts';
 import { HubHandle } from './hub-handle.ts';
-import { hubUnavailable, type PumpLimits } from './pump-client.ts';
+import { writeJson } from './json-answer.ts';
+import type { PumpLimits } from './pump-client.ts';
 
 /** A session's hub from its id (`h<index>-...`): the header of a 2025 session, or SSE's `?sessionId=`. */
 export function sessionHub(req: Pick<IncomingMessage, 'headers' | 'url'>): number | null {
@@ -114,9 +116,7 @@ export class HubPool {
   private unavailable(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent || res.destroyed) return;
     req.resume();
-    const text = JSON.stringify(hubUnavailable());
-    res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Retry-After': '1' });
-    res.end(text);
+    writeJson(res, httpStatus(Code.hub_unavailable), jsonRpcErrorBody(Code.hub_unavailable, Messages.hubUnavailable), { 'Retry-After': '1' });
   }
 
   // The first hub is up: what waited goes now.

@@ -4,6 +4,7 @@
 // - on a loopback listener, the `Host` must be a loopback name with the service's port.
 // Requests without `Origin` (non-browser clients) pass. Pure: built once after listening.
 import net from 'node:net';
+import { Code, errorBody, httpStatus } from '../shared/errors.ts';
 
 export type OriginGuardOptions = {
   /** The address the service listens on (`--host`). */
@@ -21,7 +22,7 @@ export type OriginGuardOptions = {
   interfaceAddresses: string[];
 };
 
-export type GuardRejection = { status: 403; body: { error: 'forbidden_origin' | 'forbidden_host'; message: string } };
+export type GuardRejection = { status: number; body: { error: typeof Code.forbidden_origin | typeof Code.forbidden_host; message: string } };
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
@@ -83,21 +84,21 @@ export function createOriginGuard(options: OriginGuardOptions): (headers: { host
     if (checkHosts && !hostAllowed(headers.host)) {
       const shown = headers.host === undefined ? 'missing' : JSON.stringify(headers.host);
       return {
-        status: 403,
-        body: {
-          error: 'forbidden_host',
-          message: loopbackListener
+        status: httpStatus(Code.forbidden_host),
+        body: errorBody(
+          Code.forbidden_host,
+          loopbackListener
             ? `Host header ${shown} is not allowed: expected localhost, 127.0.0.1 or [::1] with port ${options.port}, or a host given with --allowed-hosts`
             : `Host header ${shown} is not allowed: expected one of the hosts given with --allowed-hosts`,
-        },
+        ),
       };
     }
     if (headers.origin !== undefined && !anyOrigin) {
       const origin = normalizeOrigin(headers.origin);
       if (origin === null || !origins.has(origin)) {
         return {
-          status: 403,
-          body: { error: 'forbidden_origin', message: `Origin header ${JSON.stringify(headers.origin)} is not allowed; admit it with --allowed-origins ${headers.origin}` },
+          status: httpStatus(Code.forbidden_origin),
+          body: errorBody(Code.forbidden_origin, `Origin header ${JSON.stringify(headers.origin)} is not allowed; admit it with --allowed-origins ${headers.origin}`),
         };
       }
     }

@@ -5,7 +5,10 @@
 // its exchange in the hub.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
+import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
+import { transferable } from '../shared/transfer.ts';
+import { writeJson } from './json-answer.ts';
 
 type Exchange = {
   req: IncomingMessage;
@@ -18,25 +21,12 @@ type Exchange = {
 
 export type PumpLimits = { maxBodyBytes: number };
 
-// A JSON-RPC error body the main thread can write without parsing anything.
-function jsonError(res: ServerResponse, status: number, body: unknown): void {
+// A JSON-RPC error answer; once an answer has started it can only be cut.
+function jsonError(res: ServerResponse, code: typeof Code.message_too_large | typeof Code.hub_unavailable, message: string): void {
   if (res.headersSent) return void res.destroy();
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
+  writeJson(res, httpStatus(code), jsonRpcErrorBody(code, message));
 }
 
-export const tooLarge = (limit: number) => ({
-  jsonrpc: '2.0',
-  error: { code: -32600, message: `Request body too large: the limit is ${limit} bytes (--max-message-bytes)` },
-  id: null,
-});
-
-// A chunk that owns its whole buffer is transferred; a view into a larger one (node's pooled
-// reads) is copied first, or the transfer would take the whole pool with it.
-function owned(chunk: Buffer): Uint8Array {
-  return chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : Uint8Array.prototype.slice.call(chunk);
-}
 
 export class PumpClient {
   private nextId = 1;
@@ -65,7 +55,7 @@ export class PumpClient {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.limits.maxBodyBytes) {
       req.resume();
-      return jsonError(res, 413, tooLarge(this.limits.maxBodyBytes));
+      return jsonError(res, Code.message_too_large, Messages.bodyTooLarge(this.limits.maxBodyBytes));
     }
     const id = this.nextId++;
     const exchange: Exchange = { req, res, unacked: 0, paused: false, headSent: false };
@@ -77,9 +67,9 @@ export class PumpClient {
       received += chunk.byteLength;
       if (received > this.limits.maxBodyBytes) {
         this.abort(id);
-        return jsonError(res, 413, tooLarge(this.limits.maxBodyBytes));
+        return jsonError(res, Code.message_too_large, Messages.bodyTooLarge(this.limits.maxBodyBytes));
       }
-      const bytes = owned(chunk);
+      const bytes = transferable(chunk);
       exchange.unacked += bytes.byteLength;
       this.post({ type: 'body', id, chunk: bytes }, [bytes.buffer as ArrayBuffer]);
       if (exchange.unacked >= PUMP_WINDOW_BYTES && !exchange.paused) {
@@ -166,7 +156,7 @@ export class PumpClient {
 
   /** stdio mode: bytes read from stdin. */
   stdin(chunk: Buffer): void {
-    const bytes = owned(chunk);
+    const bytes = transferable(chunk);
     this.post({ type: 'stdin', chunk: bytes }, [bytes.buffer as ArrayBuffer]);
   }
 
@@ -182,15 +172,9 @@ export class PumpClient {
     const count = this.exchanges.size;
     for (const exchange of this.exchanges.values()) {
       if (exchange.headSent) exchange.res.destroy();
-      else jsonError(exchange.res, 503, hubUnavailable());
+      else jsonError(exchange.res, Code.hub_unavailable, Messages.hubUnavailable);
     }
     this.exchanges.clear();
     return count;
   }
 }
-
-export const hubUnavailable = () => ({
-  jsonrpc: '2.0',
-  error: { code: -32603, message: 'The MCP service is restarting; retry in a moment' },
-  id: null,
-});

@@ -1,7 +1,7 @@
-// Newline-delimited framing, one for every byte stream the service reads line by line (a backend's
-// stdout; later the control socket and stdio mode). Lines come out as Buffers without their '\n'.
-// A line longer than the limit is never held whole: it is skipped, and only its first 64 KiB and
-// last 1 KiB are kept, so the caller can say what it was.
+// Newline-delimited framing, one for every byte stream the service reads or writes line by line
+// (a backend's stdout, stdio mode, the control socket). Lines come out as Buffers without their
+// '\n'. A line longer than the limit is never held whole: it is skipped, and only its first 64 KiB
+// and last 1 KiB are kept, so the caller can say what it was.
 
 export const OVERSIZED_HEAD_BYTES = 64 * 1024;
 export const OVERSIZED_TAIL_BYTES = 1024;
@@ -16,6 +16,11 @@ export function isOversized(line: ReadLine): line is OversizedLine {
   return !Buffer.isBuffer(line);
 }
 
+/** One JSON value as a line of newline-delimited JSON. */
+export function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
 export class LineReader {
   // The current line so far: its parts while it is within the limit, else its head and tail.
   private parts: Buffer[] = [];
@@ -27,6 +32,16 @@ export class LineReader {
 
   /** `maxBytes`: the longest line returned whole, in bytes without the '\n'. */
   constructor(readonly maxBytes: number) {}
+
+  /** Bytes of the line under way (not ended by a '\n' yet): a caller may refuse to wait for its end. */
+  get partialBytes(): number {
+    return this.bytes;
+  }
+
+  /** The stream ended: the line under way, if any, as if a '\n' had ended it. */
+  end(): ReadLine | null {
+    return this.bytes > 0 ? this.take() : null;
+  }
 
   /** The complete lines this chunk ends, in order. */
   push(chunk: Buffer): ReadLine[] {

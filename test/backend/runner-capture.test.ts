@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StderrCapture } from '../../lib/backend/stderr-capture.ts';
 import { DEFAULT_STDERR_LIMITS } from '../../lib/shared/stderr-limits.ts';
-import { backendFixture, harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
+import { backendFixture, harness, stdioSpec } from './helpers/runner-harness.ts';
 
 // Counts the captures closed while a test runs (the capture's ticker is internal to it).
 function closedCaptures(): { count: () => number; restore: () => void } {
@@ -17,7 +17,7 @@ function closedCaptures(): { count: () => number; restore: () => void } {
 
 test('runner capture :: stop() emits the pending stderr summaries and closes the capture', async () => {
   const closed = closedCaptures();
-  const h = harness(stdioSpec('chatty', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_STDERR_REPEAT: '5' } }));
+  const h = harness(stdioSpec('chatty', [backendFixture('writes-stderr-at-start.mjs'), '0', '5']));
   try {
     await h.runner.start();
     await h.next('connected');
@@ -33,7 +33,7 @@ test('runner capture :: stop() emits the pending stderr summaries and closes the
 });
 
 test('runner capture :: the quota holds across a stop and a new start', async () => {
-  const h = harness(stdioSpec('chatty', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_STDERR_LINES: '15' } }));
+  const h = harness(stdioSpec('chatty', [backendFixture('writes-stderr-at-start.mjs'), '15']));
   const lines = () => h.logs.filter((l) => l.stream === 'stderr' && /^fixture stderr line/.test(l.msg)).length;
   try {
     await h.runner.start();

@@ -33,7 +33,7 @@ test('runner pipes :: a child that closes its stdout and keeps running is stoppe
 });
 
 test('runner pipes :: a child that closes its stdout during initialize is stopped and the start fails', async () => {
-  const h = harness(stdioSpec('mute', backendFixture('closes-stdout.mjs'), { env: { PATH: process.env.PATH!, CLOSE_STDOUT_AT_START: '1' } }));
+  const h = harness(stdioSpec('mute', backendFixture('closes-stdout-at-start.mjs')));
   try {
     await bounded(h.runner.start(), 'start');
     const failed = await h.next('failed');
@@ -68,7 +68,7 @@ test('runner pipes :: a call to a backend whose stdin pipe just broke fails as n
 });
 
 test('runner pipes :: a child that exits is reported with its exit code, not as a closed pipe', async () => {
-  const h = harness(stdioSpec('brief', backendFixture('../stdio-server.mjs'), { env: { PATH: process.env.PATH!, FIXTURE_EXIT_AFTER_MS: '1500' } }));
+  const h = harness(stdioSpec('brief', [backendFixture('exits-after-delay.mjs'), '1500']));
   try {
     await h.runner.start();
     const { pid } = await h.next('connected');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { childrenDir, procStartTime, readChildRecords } from '../../lib/shared/child-records.ts';
-import { harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
+import { backendFixture, harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
 
 const dirs: string[] = [];
 function stateDir(): string {
@@ -45,7 +45,7 @@ test('runner records :: a stdio child is recorded before it is reported as conne
 
 test('runner records :: a child that exits by itself is forgotten too', async () => {
   const dir = stateDir();
-  const h = harness(stdioSpec('brief', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_EXIT_AFTER_MS: '1000' } }), { stateDir: dir });
+  const h = harness(stdioSpec('brief', [backendFixture('exits-after-delay.mjs'), '1000']), { stateDir: dir });
   try {
     await h.runner.start();
     const { pid } = await h.next('connected');

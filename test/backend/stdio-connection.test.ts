@@ -3,11 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StderrCapture } from '../../lib/backend/stderr-capture.ts';
 import { connectStdio } from '../../lib/backend/stdio-connection.ts';
-import { STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
+import { backendFixture, stdioSpec } from './helpers/runner-harness.ts';
 
 test('stdio connection :: once the child is gone, no listener of ours is left on its streams', async () => {
   const capture = new StderrCapture({ emit: () => undefined });
-  const { child, transport } = connectStdio(stdioSpec('streams', STDIO_SERVER, { env: { PATH: process.env.PATH!, FIXTURE_STDERR_LINES: '3' } }), {
+  const { child, transport } = connectStdio(stdioSpec('streams', [backendFixture('writes-stderr-at-start.mjs'), '3']), {
     maxMessageBytes: 1024 * 1024,
     stateDir: null,
     capture: () => capture,

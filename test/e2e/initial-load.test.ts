@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FIXTURE_SERVER, ROOT, startService, tempDir, writeConfig } from '../helpers/service.ts';
+import { backendFixture, FIXTURE_SERVER, ROOT, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const node = process.execPath;
 const SLOW = path.join(ROOT, 'test/fixtures/backends/slow-to-start.mjs');
@@ -61,7 +61,7 @@ T('initial load :: HTTP right after start: lists and calls wait for the slow bac
 
 T('initial load :: --initial-wait bounds the wait: a backend that never answers is left out, and the log says so', async () => {
   const svc = await startService({
-    config: { mcpServers: { fixture: servers.fixture, hangs: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_HANG_ON_INIT: '1' }, connectionTimeout: 30_000 } } },
+    config: { mcpServers: { fixture: servers.fixture, hangs: { command: node, args: [backendFixture('hangs-on-initialize.mjs')], connectionTimeout: 30_000 } } },
     args: ['--health-rate-limit', '0', '--initial-wait', '6000'],
   });
   try {

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { descendants, isAlive } from '../helpers/processes.ts';
-import { EVERYTHING_SERVER, FIXTURE_SERVER, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
+import { backendFixture, EVERYTHING_SERVER, FIXTURE_SERVER, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
 
 const fixture = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FIXTURE_SERVER], ...extra });
 const baseServers = {
@@ -101,7 +101,7 @@ Full('e2e serve :: an invalid entry and a crash during initialize: 50% healthy i
       ...baseServers,
       missing: { command: '/nonexistent/dir/agent-no-such-command' },
       invalid: { command: 'node', stderr: 'pipes' },
-      crashing: fixture({ env: { FIXTURE_CRASH_ON_INIT: '1' } }),
+      crashing: fixture({ args: [backendFixture('crashes-on-first-input.mjs')] }),
       off: { command: 'node', disabled: true },
     },
   });

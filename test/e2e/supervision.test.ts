@@ -9,16 +9,15 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { descendants, isAlive } from '../helpers/processes.ts';
-import { FIXTURE_SERVER, poll, runCli, type Service, startService } from '../helpers/service.ts';
+import { backendFixture, FIXTURE_SERVER, poll, runCli, type Service, startService } from '../helpers/service.ts';
 
 const node = process.execPath;
 let svc: Service;
 let marker: string;
 
-const supervised = (env: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+const supervised = (extra: Record<string, unknown> = {}) => ({
   command: node,
   args: [FIXTURE_SERVER],
-  env,
   restartOnExit: true,
   ...extra,
 });
@@ -31,12 +30,12 @@ T.before(async () => {
     config: {
       mcpServers: {
         healthy: { command: node, args: [FIXTURE_SERVER] },
-        phoenix: supervised({ FIXTURE_CRASH_IF_EXISTS: marker }, { restartDelay: 400, maxRestarts: 2 }),
-        fragile: supervised({}, { restartDelay: 100 }),
-        flood: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_STDERR_FLOOD: '1' } },
-        chatty: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_STDERR_LINES: '25' } },
-        echoing: { command: node, args: [FIXTURE_SERVER], env: { FIXTURE_STDERR_LINES: '3', FIXTURE_STDERR_REPEAT: '15' } },
-        wrapped: supervised({}, { command: '/bin/sh', args: ['-c', `sleep 1000 & "${node}" "${FIXTURE_SERVER}"`] }),
+        phoenix: supervised({ args: [backendFixture('crashes-while-file-exists.mjs'), marker], restartDelay: 400, maxRestarts: 2 }),
+        fragile: supervised({ restartDelay: 100 }),
+        flood: { command: node, args: [backendFixture('floods-stderr.mjs')] },
+        chatty: { command: node, args: [backendFixture('writes-stderr-at-start.mjs'), '25'] },
+        echoing: { command: node, args: [backendFixture('writes-stderr-at-start.mjs'), '3', '15'] },
+        wrapped: supervised({ command: '/bin/sh', args: ['-c', `sleep 1000 & "${node}" "${FIXTURE_SERVER}"`] }),
         sluggish: { command: node, args: [FIXTURE_SERVER], requestTimeout: 300 },
       },
     },

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURE_SERVER = path.join(ROOT, 'test/fixtures/stdio-server.mjs');
+/** A backend of test/fixtures/backends, named after the way it fails. */
+export const backendFixture = (name: string): string => path.join(ROOT, 'test/fixtures/backends', name);
 export const EVERYTHING_SERVER = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOversized, LineReader, OVERSIZED_HEAD_BYTES, OVERSIZED_TAIL_BYTES, type ReadLine } from '../../lib/shared/line-reader.ts';
+import { isOversized, jsonLine, LineReader, OVERSIZED_HEAD_BYTES, OVERSIZED_TAIL_BYTES, type ReadLine } from '../../lib/shared/line-reader.ts';
 
 // Lines as text, oversized ones as `<oversized N>`.
 function show(lines: ReadLine[]): string[] {
@@ -77,6 +77,36 @@ test('line-reader :: what it keeps of an oversized line does not alias the chunk
   assert.ok(skipped && isOversized(skipped));
   assert.is(skipped.head.toString(), '0123456789abcdef');
   assert.is(skipped.tail.toString(), '0123456789abcdef');
+});
+
+test('line-reader :: partialBytes counts the line under way, also past the limit', () => {
+  const reader = new LineReader(4);
+  assert.is(reader.partialBytes, 0);
+  assert.equal(reader.push(Buffer.from('ab\ncd')).map(String), ['ab']);
+  assert.is(reader.partialBytes, 2);
+  reader.push(Buffer.from('efgh'));
+  assert.is(reader.partialBytes, 6);
+  assert.is(reader.push(Buffer.from('\n')).length, 1);
+  assert.is(reader.partialBytes, 0);
+});
+
+test('line-reader :: end() gives the unterminated last line once, or null', () => {
+  const reader = new LineReader(16);
+  assert.is(reader.end(), null);
+  reader.push(Buffer.from('{"id":1}\n{"id":2}'));
+  assert.is(String(reader.end()), '{"id":2}');
+  assert.is(reader.end(), null);
+  const long = new LineReader(2);
+  long.push(Buffer.from('abc'));
+  const last = long.end();
+  assert.ok(last && isOversized(last) && last.bytes === 3);
+});
+
+test('line-reader :: jsonLine writes one value and a newline, and reads back', () => {
+  const text = jsonLine({ a: 'x\ny', b: [1] });
+  assert.is(text, '{"a":"x\\ny","b":[1]}\n');
+  const [line] = new LineReader(1024).push(Buffer.from(text));
+  assert.equal(JSON.parse(String(line)), { a: 'x\ny', b: [1] });
 });
 
 test.run();

@@ -2,6 +2,7 @@
 // every health route, with trusted probe sources exempt.
 import net from 'node:net';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { AgentError, Code } from '../../shared/errors.ts';
 
 export type RateLimitOptions = { limit: number; windowSeconds: number; exempt: string[] };
 
@@ -12,7 +13,12 @@ export type RateDecision =
   | { kind: 'allowed'; headers: Record<string, string> }
   | { kind: 'limited'; headers: Record<string, string>; retryAfterSeconds: number };
 
-export class InvalidCidrError extends Error {}
+export class InvalidCidrError extends AgentError {
+  override readonly name = 'InvalidCidrError';
+  constructor(message: string) {
+    super(Code.invalid_cidr, message);
+  }
+}
 
 // Parses `10.0.0.0/8,::1,fd00::/8` into a BlockList; a bare address is a single host.
 export function parseExemptList(entries: string[]): net.BlockList {

@@ -1,5 +1,6 @@
 // Builds the health bodies from the state table, by detail level (decisions §3). Pure: the
 // clock and the process facts come in as arguments so every level can be table-tested.
+import { Code, errorBody, Messages } from '../../shared/errors.ts';
 import type { BackendState } from '../../shared/backend-state.ts';
 import type { StateTable } from '../state-table.ts';
 import type { HealthLevel } from './levels.ts';
@@ -230,7 +231,7 @@ export function buildMcpServerReport(table: StateTable, name: string, level: Hea
   if (!b) {
     // Code points, not UTF-16 units, so a cut never leaves half a surrogate pair.
     const shown = [...name].slice(0, MAX_ECHOED_NAME_LENGTH).join('');
-    return { httpStatus: 404, body: { error: 'not_found', message: `Server '${shown}' not found`, timestamp } };
+    return { httpStatus: 404, body: { ...errorBody(Code.not_found, Messages.serverNotFound(shown)), timestamp } };
   }
   const state = mcpServerState(b);
   const httpStatus = state === 'connecting' ? 202 : state === 'connected' && isHealthy(b, now) ? 200 : 503;

@@ -13,6 +13,7 @@ import {
   type HealthReport,
   type ProcessFacts,
 } from './report.ts';
+import { Code, httpStatus } from '../../shared/errors.ts';
 import { sanitize } from '../../shared/sanitize.ts';
 
 export type HealthRouteDeps = {
@@ -47,7 +48,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
   const buildReport = deps.buildReport ?? buildHealthReport;
   const failureBody = (error: unknown, now: number) => {
     const message = deps.level === 'minimal' ? 'The health report could not be built' : sanitize(error) || 'The health report could not be built';
-    return { status: 'unhealthy', timestamp: new Date(now).toISOString(), error: 'health_check_failed', message };
+    return { status: 'unhealthy', timestamp: new Date(now).toISOString(), error: Code.health_check_failed, message };
   };
 
   // Every health route shares the quota; over quota the route's own work is skipped entirely.
@@ -55,8 +56,9 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
     deps.limiter.check(req.socket.remoteAddress).then(
       (decision) => {
         if (decision.kind === 'limited') {
-          const body = { status: 'rate_limited', error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
-          return send(res, 429, body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
+          // The health routes' own shape: `status` carries the code, as it carries `healthy` or `unhealthy`.
+          const body = { status: Code.rate_limited, error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
+          return send(res, httpStatus(Code.rate_limited), body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
         }
         const rateHeaders = decision.kind === 'unlimited' ? {} : decision.headers;
         let result: ReturnType<Producer>;
@@ -64,11 +66,11 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
           result = produce(rateHeaders, req);
         } catch (error) {
           // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
-          result = { status: 500, body: failureBody(error, deps.now()), headers: { 'X-Health-Status': 'unhealthy' } };
+          result = { status: httpStatus(Code.health_check_failed), body: failureBody(error, deps.now()), headers: { 'X-Health-Status': 'unhealthy' } };
         }
         send(res, result.status, result.body, { ...rateHeaders, ...result.headers });
       },
-      () => send(res, 500, { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: 'rate_limiter_failed', message: 'The health rate limiter failed' }, {}),
+      () => send(res, httpStatus(Code.rate_limiter_failed), { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: Code.rate_limiter_failed, message: 'The health rate limiter failed' }, {}),
     );
   };
 
@@ -94,7 +96,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
       report = buildReport(deps.table, deps.level, now, facts);
     } catch (error) {
       return {
-        status: 500,
+        status: httpStatus(Code.health_check_failed),
         body: failureBody(error, now),
         headers: { 'X-Health-Status': 'unhealthy', 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
       };

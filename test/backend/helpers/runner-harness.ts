@@ -15,9 +15,9 @@ export function backendFixture(name: string): string {
   return path.join(FIXTURES, 'backends', name);
 }
 
-/** A stdio spec running `node <script>`. */
-export function stdioSpec(name: string, script: string, overrides: Partial<StdioSpec> = {}): StdioSpec {
-  return commandSpec(name, process.execPath, [script], overrides);
+/** A stdio spec running `node <script> [args...]`. */
+export function stdioSpec(name: string, script: string | [string, ...string[]], overrides: Partial<StdioSpec> = {}): StdioSpec {
+  return commandSpec(name, process.execPath, typeof script === 'string' ? [script] : script, overrides);
 }
 
 /** A stdio spec running any command. */

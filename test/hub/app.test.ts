@@ -1,0 +1,46 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHubApp } from '../../lib/hub/app.ts';
+import type { McpEndpoints } from '../../lib/hub/http.ts';
+import type { RestHandlers } from '../../lib/hub/rest.ts';
+
+// Each handler answers with its own name (and the params it was given), so a test sees the route.
+const named = (name: string) => async (_request: Request, params?: Record<string, string>) => Response.json({ handler: name, ...(params ? { params } : {}) });
+const mcp = { mcp: named('mcp'), openSse: named('openSse'), postMessage: named('postMessage') } as unknown as McpEndpoints;
+const rest = { servers: named('servers'), tools: named('tools'), tool: named('tool'), resources: named('resources'), prompts: named('prompts') } as unknown as RestHandlers;
+
+const call = async (app: ReturnType<typeof createHubApp>, method: string, path: string) => {
+  const response = await app(new Request(`http://localhost${path}`, { method }));
+  return { status: response.status, text: await response.text() };
+};
+const NO_ROUTE = { status: 404, text: '{"error":"not_found","message":"No such route"}' };
+
+test('hub app :: the MCP endpoints by path and method', async () => {
+  const app = createHubApp({ mcp, rest });
+  assert.is((await call(app, 'POST', '/mcp')).text, '{"handler":"mcp"}');
+  assert.is((await call(app, 'DELETE', '/mcp')).text, '{"handler":"mcp"}');
+  assert.is((await call(app, 'GET', '/sse')).text, '{"handler":"openSse"}');
+  assert.is((await call(app, 'POST', '/messages?sessionId=x')).text, '{"handler":"postMessage"}');
+  assert.equal(await call(app, 'POST', '/sse'), NO_ROUTE);
+  assert.equal(await call(app, 'GET', '/messages'), NO_ROUTE);
+});
+
+test('hub app :: the REST views, GET only; one tool with its names decoded', async () => {
+  const app = createHubApp({ mcp, rest });
+  for (const view of ['servers', 'tools', 'resources', 'prompts']) assert.is((await call(app, 'GET', `/api/v1/${view}?x=1`)).text, `{"handler":"${view}"}`);
+  assert.is((await call(app, 'GET', '/api/v1/tools/my%20server/a_agent_echo')).text, '{"handler":"tool","params":{"server":"my server","tool":"a_agent_echo"}}');
+  assert.equal(await call(app, 'POST', '/api/v1/servers'), NO_ROUTE);
+  assert.equal(await call(app, 'GET', '/api/v1/other'), NO_ROUTE);
+  assert.equal(await call(app, 'GET', '/api/v1/tools/a/b/c'), NO_ROUTE);
+  assert.equal(await call(app, 'GET', '/api/v1/tools/%E0%A4%A/x'), NO_ROUTE, 'a malformed escape is no route, not a 500');
+  assert.equal(await call(app, 'GET', '/'), NO_ROUTE);
+});
+
+test('hub app :: without MCP endpoints (stdio mode) only REST answers', async () => {
+  const app = createHubApp({ mcp: null, rest });
+  assert.equal(await call(app, 'POST', '/mcp'), NO_ROUTE);
+  assert.equal(await call(app, 'GET', '/sse'), NO_ROUTE);
+  assert.is((await call(app, 'GET', '/api/v1/servers')).text, '{"handler":"servers"}');
+});
+
+test.run();

@@ -1,0 +1,158 @@
+// The main thread's end of the byte pump: a real HTTP server forwards through a PumpClient, and
+// the test plays the hub on the other port of a real MessageChannel.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { PumpClient } from '../../lib/main/pump-client.ts';
+import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
+
+const LIMIT = 64 * 1024;
+
+async function setup() {
+  const { port1, port2 } = new MessageChannel();
+  const client = new PumpClient(port1 as MessagePort, { maxBodyBytes: LIMIT });
+  const server = http.createServer((req, res) => client.forward(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const hub: PumpToHub[] = [];
+  port2.on('message', (m: PumpToHub) => hub.push(m));
+  const send = (m: PumpToMain, transfer: ArrayBuffer[] = []) => port2.postMessage(m, transfer);
+  const until = async (check: () => boolean, what: string) => {
+    const deadline = Date.now() + 5000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    port2.close();
+  };
+  return { client, url, hub, send, until, close };
+}
+
+test('pump client :: a request crosses as its head and body bytes; the answer is written as it comes', async () => {
+  const p = await setup();
+  try {
+    const answer = fetch(`${p.url}/mcp?tags=a`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0"}' });
+    await p.until(() => p.hub.some((m) => m.type === 'end'), 'the request end');
+    const request = p.hub.find((m) => m.type === 'request') as Extract<PumpToHub, { type: 'request' }>;
+    assert.equal([request.method, request.url, request.remoteAddress], ['POST', '/mcp?tags=a', '127.0.0.1']);
+    assert.ok(request.headers.includes('application/json'), 'raw headers, unparsed');
+    const body = Buffer.concat(p.hub.filter((m) => m.type === 'body').map((m) => (m as { chunk: Uint8Array }).chunk)).toString();
+    assert.is(body, '{"jsonrpc":"2.0"}');
+    p.send({ type: 'head', id: request.id, status: 200, headers: [['content-type', 'text/plain'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']] });
+    p.send({ type: 'chunk', id: request.id, chunk: new TextEncoder().encode('hel') });
+    p.send({ type: 'chunk', id: request.id, chunk: new TextEncoder().encode('lo') });
+    p.send({ type: 'end', id: request.id });
+    const response = await answer;
+    assert.is(response.status, 200);
+    assert.equal(response.headers.getSetCookie(), ['a=1', 'b=2'], 'repeated headers stay separate');
+    assert.is(await response.text(), 'hello');
+    await p.until(() => p.hub.filter((m) => m.type === 'credit').length === 2, 'credits for the written chunks');
+    assert.is(p.hub.filter((m) => m.type === 'credit').reduce((n, m) => n + (m as { bytes: number }).bytes, 0), 5);
+    assert.is(p.client.active, 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: a body over the limit is 413 with the catalogue body, declared or streamed', async () => {
+  const p = await setup();
+  try {
+    const tooLarge = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body too large: the limit is ${LIMIT} bytes (--max-message-bytes)"},"id":null}`;
+    const declared = await fetch(`${p.url}/mcp`, { method: 'POST', body: 'x'.repeat(LIMIT + 1) });
+    assert.is(declared.status, 413);
+    assert.is(await declared.text(), tooLarge);
+    assert.not.ok(p.hub.some((m) => m.type === 'request'), 'a declared length over the limit never reaches the hub');
+    const chunks = [new Uint8Array(LIMIT / 2), new Uint8Array(LIMIT / 2), new Uint8Array(16)];
+    const streamed = await fetch(`${p.url}/mcp`, {
+      method: 'POST',
+      body: new ReadableStream({ pull: (c) => (chunks.length ? c.enqueue(chunks.shift()!) : c.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.is(streamed.status, 413);
+    assert.is(await streamed.text(), tooLarge);
+    assert.ok(p.hub.some((m) => m.type === 'abort'), 'the hub is told to stop');
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: a client that goes away aborts its exchange in the hub', async () => {
+  const p = await setup();
+  try {
+    const abort = new AbortController();
+    const answer = fetch(`${p.url}/sse`, { signal: abort.signal }).catch(() => 'aborted');
+    await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
+    const { id } = p.hub.find((m) => m.type === 'request') as { id: number };
+    p.send({ type: 'head', id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    p.send({ type: 'chunk', id, chunk: new TextEncoder().encode('event: endpoint\n\n') });
+    const response = await answer;
+    assert.is((response as Response).status, 200, 'the head is flushed at once for a stream');
+    abort.abort();
+    await p.until(() => p.hub.some((m) => m.type === 'abort' && m.id === id), 'the abort');
+    assert.is(p.client.active, 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: the client socket pauses a window ahead of the hub and resumes with credit', async () => {
+  const { port1, port2 } = new MessageChannel();
+  const client = new PumpClient(port1 as MessagePort, { maxBodyBytes: PUMP_WINDOW_BYTES * 4 });
+  const server = http.createServer((req, res) => client.forward(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const hub: PumpToHub[] = [];
+  port2.on('message', (m: PumpToHub) => hub.push(m));
+  const received = () => hub.filter((m) => m.type === 'body').reduce((n, m) => n + (m as { chunk: Uint8Array }).chunk.byteLength, 0);
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    void fetch(url, { method: 'POST', body: new Uint8Array(PUMP_WINDOW_BYTES * 3) }).catch(() => undefined);
+    const settle = async () => {
+      let last = -1;
+      while (received() !== last) {
+        last = received();
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      return last;
+    };
+    const deadline = Date.now() + 5000;
+    while (received() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const first = await settle();
+    assert.ok(first >= PUMP_WINDOW_BYTES && first < PUMP_WINDOW_BYTES * 2, `paused after a window (got ${first})`);
+    const { id } = hub.find((m) => m.type === 'request') as { id: number };
+    port2.postMessage({ type: 'credit', id, bytes: first } satisfies PumpToMain);
+    const second = await settle();
+    assert.ok(second > first, 'credit resumes the socket');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    port2.close();
+  }
+});
+
+test('pump client :: when the hub is gone a request not answered yet gets 503; one under way is cut', async () => {
+  const p = await setup();
+  try {
+    const waiting = fetch(`${p.url}/mcp`, { method: 'POST', body: '{}' });
+    const streaming = fetch(`${p.url}/sse`);
+    await p.until(() => p.hub.filter((m) => m.type === 'request').length === 2, 'both requests');
+    const sse = p.hub.filter((m) => m.type === 'request').find((m) => (m as { url: string }).url === '/sse') as { id: number };
+    p.send({ type: 'head', id: sse.id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    const stream = await streaming;
+    assert.is(p.client.failAll(), 2);
+    const refused = await waiting;
+    assert.is(refused.status, 503);
+    assert.is(await refused.text(), '{"jsonrpc":"2.0","error":{"code":-32603,"message":"The MCP service is restarting; retry in a moment"},"id":null}');
+    const cut = await stream.text().then(() => 'ended', () => 'cut');
+    assert.is(cut, 'cut');
+  } finally {
+    await p.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,47 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AgentError, Code, ERRORS, EXIT_NO_SERVICE, EXIT_RUNTIME, EXIT_USAGE, errorBody, exitCode, httpStatus, isErrorCode, jsonRpcErrorBody, rpcCode } from '../../lib/shared/errors.ts';
+
+test('errors :: each code is spelled as its own name and has a meaning', () => {
+  for (const [code, entry] of Object.entries(ERRORS)) {
+    assert.is((Code as Record<string, string>)[code], code);
+    assert.ok(entry.meaning.length > 10, code);
+    assert.match(code, /^[a-z]+(_[a-z]+)*$/);
+  }
+  assert.ok(Object.isFrozen(Code));
+});
+
+test('errors :: the HTTP statuses of the answers the main thread and the hub write', () => {
+  assert.equal(
+    [Code.forbidden_host, Code.forbidden_origin, Code.message_too_large, Code.rate_limited, Code.hub_unavailable, Code.too_many_sessions, Code.not_found, Code.internal].map(httpStatus),
+    [403, 403, 413, 429, 503, 503, 404, 500],
+  );
+  assert.is(httpStatus(Code.unknown_server), 500, 'a code without a status answers 500');
+});
+
+test('errors :: JSON-RPC bodies carry the catalogue number, or an endpoint’s own', () => {
+  assert.equal(jsonRpcErrorBody(Code.hub_unavailable, 'later'), { jsonrpc: '2.0', error: { code: -32603, message: 'later' }, id: null });
+  assert.is(JSON.stringify(jsonRpcErrorBody(Code.message_too_large, 'big')), '{"jsonrpc":"2.0","error":{"code":-32600,"message":"big"},"id":null}');
+  assert.is(jsonRpcErrorBody(Code.session_not_found, 'gone', -32000).error.code, -32000);
+  assert.is(rpcCode(Code.unknown_server), -32603);
+  assert.is(JSON.stringify(errorBody(Code.not_found, 'No such route')), '{"error":"not_found","message":"No such route"}');
+});
+
+test('errors :: exit codes, also for codes of another version', () => {
+  assert.is(exitCode(Code.no_service), EXIT_NO_SERVICE);
+  assert.is(exitCode(Code.usage), EXIT_USAGE);
+  assert.is(exitCode(Code.unknown_server), EXIT_RUNTIME);
+  assert.is(exitCode('from_the_future'), EXIT_RUNTIME);
+  assert.not.ok(isErrorCode('toString'), 'an inherited property is not a code');
+  assert.ok(isErrorCode('internal'));
+});
+
+test('errors :: AgentError keeps its code and cause', () => {
+  const cause = new Error('root');
+  const error = new AgentError(Code.unsafe_path, 'not ours', { cause });
+  assert.is(error.code, 'unsafe_path');
+  assert.is(error.cause, cause);
+  assert.instance(error, Error);
+});
+
+test.run();
