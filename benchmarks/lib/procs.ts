@@ -27,6 +27,24 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** utime + stime of one thread `tid` of `pid` (the main thread's tid is the pid), in seconds; NaN if gone. */
+export function threadCpuSeconds(pid: number, tid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU use of thread `tid` of `pid` from now until the returned function is called, in percent of one core. */
+export function threadCpuMeter(pid: number, tid: number): () => number {
+  const cpu0 = threadCpuSeconds(pid, tid);
+  const t0 = performance.now();
+  return () => ((threadCpuSeconds(pid, tid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+}
+
 /** CPU use of `pid` from now until the returned function is called, in percent of one core. */
 export function cpuMeter(pid: number): () => number {
   const cpu0 = cpuSeconds(pid);

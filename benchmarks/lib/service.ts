@@ -17,6 +17,7 @@ export const FIXTURES = {
   flooder: path.join(BENCH, 'fixtures/flooder.mjs'),
 };
 const PRELOAD = pathToFileURL(path.join(BENCH, 'eld-preload.mjs')).href;
+const THREADS_PRELOAD = pathToFileURL(path.join(BENCH, 'threads-preload.mjs')).href;
 const BUILD_DIR = path.join(BENCH, '.tmp/build');
 
 /** `dist`: a private `tsc` build (what ships); `source`: bin/agent.ts through tsx (what tests run). */
@@ -32,10 +33,24 @@ function newestMtime(dir: string): number {
 }
 
 /**
+ * The worker bundles (build/workers/*.mjs, `npm run bundle`, part of `npm run build`), made again
+ * when a source in lib/ or workers/ is newer: the service uses them only when they are fresh.
+ */
+export function bundleWorkers(log: (line: string) => void = () => {}): void {
+  const sources = Math.max(newestMtime(path.join(ROOT, 'lib')), newestMtime(path.join(ROOT, 'workers')));
+  const bundles = ['backend', 'hub'].map((name) => path.join(ROOT, 'build/workers', `${name}.mjs`));
+  if (bundles.every((file) => fs.existsSync(file) && fs.statSync(file).mtimeMs >= sources)) return;
+  log('bundling the worker entries (scripts/bundle-workers.mjs) ...');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle-workers.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
+}
+
+/**
  * Compiles lib/, workers/ and bin/ into benchmarks/.tmp/build with the project's build config,
- * unless that build is newer than every source file. Type errors do not stop the emit.
+ * unless that build is newer than every source file. Type errors do not stop the emit. The
+ * worker bundles are refreshed too (what `npm run build` ships).
  */
 export function buildDist(log: (line: string) => void = () => {}): string {
+  bundleWorkers(log);
   const entry = path.join(BUILD_DIR, 'bin/agent.js');
   const stamp = path.join(BUILD_DIR, '.stamp');
   const sources = Math.max(...['lib', 'workers', 'bin'].map((d) => newestMtime(path.join(ROOT, d))), fs.statSync(path.join(ROOT, 'package.json')).mtimeMs);
@@ -67,6 +82,8 @@ export type Agent = {
   /** Resets the main thread's event-loop delay histogram and returns what it held (ms). */
   eld: () => Promise<EldSnapshot>;
   rss: () => number;
+  /** Its worker threads started so far (a restarted hub appears twice). */
+  threads: () => ThreadInfo[];
   stop: () => Promise<StopReport>;
 };
 
@@ -85,14 +102,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(130);
   });
 }
-function track(child: ChildProcess): void {
+export function track(child: ChildProcess): void {
   if (!child.pid) return;
   const pid = child.pid;
   live.add(pid);
   child.once('exit', () => live.delete(pid));
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_') && k !== 'NODE_OPTIONS') env[k] = v;
   return { ...env, ...extra };
@@ -122,21 +139,29 @@ export type AgentOptions = {
   tmp: string;
   /** Write V8 CPU profiles (main thread and workers) of the service into this directory. */
   cpuProfDir?: string;
+  /** More `agent serve` flags (`--mcp-workers 2`, `--worker-nice 0`). */
+  serveArgs?: string[];
 };
+
+/** A worker thread of the service, as benchmarks/threads-preload.mjs reported it. */
+export type ThreadInfo = { tid: number; role: 'hub' | 'backend' | 'other'; name: string };
 
 export async function startAgent(options: AgentOptions): Promise<Agent> {
   const dir = fs.mkdtempSync(path.join(options.tmp, `agent-${++seq}-`));
   const configFile = path.join(dir, 'mcp.json');
   fs.writeFileSync(configFile, JSON.stringify({ mcpServers: options.servers }, null, 2));
   const eldFile = path.join(dir, 'eld.ndjson');
-  const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload'];
+  const threadsFile = path.join(dir, 'threads.ndjson');
+  const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload', ...(options.serveArgs ?? [])];
   const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const preloads = ['--import', PRELOAD, '--import', THREADS_PRELOAD];
   const args =
     options.entry === 'dist'
-      ? [...prof, '--import', PRELOAD, buildDist(), ...serveArgs]
-      : [...prof, '--import', 'tsx', '--import', PRELOAD, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
+      ? [...prof, ...preloads, buildDist(), ...serveArgs]
+      : [...prof, '--import', 'tsx', ...preloads, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv({ BENCH_ELD_FILE: eldFile }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = cleanEnv({ BENCH_ELD_FILE: eldFile, BENCH_THREADS_FILE: threadsFile });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   track(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let lines = 0;
@@ -184,6 +209,11 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     stderrLogLines: () => stderrLines,
     connects: () => ({ ...connects }),
     rss: () => rssMB(pid),
+    threads: () =>
+      (fs.existsSync(threadsFile) ? fs.readFileSync(threadsFile, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ThreadInfo),
     async eld() {
       const want = eldSeen + 1;
       process.kill(pid, 'SIGUSR2');
