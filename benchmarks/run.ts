@@ -35,6 +35,7 @@ import {
   tmpRoot,
 } from './lib/service.ts';
 import { mean, round, sleep } from './lib/stats.ts';
+import { type BareChurn, bareChurn } from './scenarios/bare-churn.ts';
 import { traffic, type TrafficOptions, type TrafficRun, type Variant } from './scenarios/traffic.ts';
 import { DEFAULT_WORKER_NICE } from '../lib/cli/serve-options.ts';
 
@@ -117,7 +118,7 @@ export const QUICK: BenchOptions = {
   profile: { fixedSeconds: 2, saturationSeconds: 1.5 },
 };
 
-/** The crashers' restartDelay in `churn`. */
+/** The crashers' restartDelay in `churn` (bare-churn.mjs applies the service's backoff to it too). */
 const CHURN_RESTART_DELAY_MS = 100;
 
 // ---------------------------------------------------------------------------------------------
@@ -142,7 +143,8 @@ export type Round = {
   idle: AgentScenario & { toolCalls: { mcpLegacy: CallFigures; mcpAuto: CallFigures } };
   direct: { toolCalls: CallFigures };
   bare: BareScenario;
-  churn: AgentScenario & { flooders: { name: string; mbps: number }[]; crasherConnects: number; readyBody: unknown };
+  churn: AgentScenario & { flooders: { name: string; mbps: number }[]; crasherConnects: number; crasherConnectsPerSecond: number; readyBody: unknown };
+  bareChurn: BareChurn;
   scale: AgentScenario;
   plain: { readyMs: number; connectMs: number; count: number };
   flood: {
@@ -275,7 +277,9 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
           const floodNames = stable.filter((n) => n.startsWith('f'));
           const before = await Promise.all(floodNames.map((n) => floodStats(mcp, `${n}_agent_stats`)));
           const connects0 = agent.connects();
+          const t0 = performance.now();
           const phases = await agentPhases(agent);
+          const phaseSeconds = (performance.now() - t0) / 1000;
           const connects1 = agent.connects();
           const after = await Promise.all(floodNames.map((n) => floodStats(mcp, `${n}_agent_stats`)));
           const readyBody = await (await fetch(`${agent.base}/health/ready`)).json();
@@ -283,11 +287,17 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
             .filter((n) => n.startsWith('c'))
             .reduce((sum, n) => sum + (connects1[n] ?? 0) - (connects0[n] ?? 0), 0);
           const flooders = floodNames.map((name, i) => ({ name, mbps: rate(before[i]!, after[i]!) }));
-          return { backends: Object.keys(churnServers).length, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, flooders, crasherConnects, readyBody };
+          const crasherConnectsPerSecond = crasherConnects / phaseSeconds;
+          return { backends: Object.keys(churnServers).length, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, flooders, crasherConnects, crasherConnectsPerSecond, readyBody };
         } finally {
           await mcp.close();
         }
       });
+
+      // bare-churn: the bare server spawning and restarting the same mix itself.
+      log(`${since()}  round ${r}: bare-churn (bare node:http + ${c.crashers} crashers, ${c.flooders} flooders, ${c.healthy} healthy)`);
+      const bareChurnConfig = { ...c, restartDelay: CHURN_RESTART_DELAY_MS, nice: DEFAULT_WORKER_NICE };
+      const bareChurnRun = await bareChurn(ctx, bareBody!, bareChurnConfig, { saturation: o.saturationSeconds, fixed: o.fixedSeconds, warmMs: churn.readyMs + o.settleMs }, stops);
 
       // scale: many healthy backends.
       const scaleServers = healthyServers(o.scaleBackends, marker);
@@ -354,7 +364,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         if (profile.forbiddenFrames.length) log(`  main-thread profile: ${profile.forbiddenFrames.map((f) => `${f.frame} (${f.category})`).join(', ')}`);
       }
 
-      rounds.push({ round: r, empty, idle, direct, bare, churn, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, sweep });
+      rounds.push({ round: r, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, sweep });
     }
   } finally {
     // Nothing this run started may survive it, failed or not.
@@ -420,6 +430,8 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
     floodDevNullMBps: m((r) => r.flood.devNull.mbps),
     floodCpuPct: m((r) => r.flood.captured.cpuPct),
     floodRssGrowthMB: m((r) => r.flood.captured.rssEndMB - r.flood.captured.rssStartMB),
+    bareChurnSaturationRps: m((r) => r.bareChurn.saturation.rps),
+    bareChurnFixedP99: m((r) => r.bareChurn.fixed.health.p99),
     trafficFixedHealthP99: m((r) => r.traffic.fixed.health.p99),
     trafficHealthSaturationRps: m((r) => r.traffic.saturation.rps),
     trafficCallsPerSecond: m((r) => r.traffic.fixed.calls.perSecond),
@@ -447,6 +459,8 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
   add('tool calls/s, 10 callers: /mcp ÷ direct', '≥ 0.5', per((r) => r.idle.toolCalls.mcpLegacy.concurrent.perSecond / r.direct.toolCalls.concurrent.perSecond), s.toolPerSecondMcp! / s.toolPerSecondDirect!, 0.5, false);
   // issue 13
   add('fixed-rate /health p99, traffic ÷ idle', '≤ 1.5', per((r) => r.traffic.fixed.health.p99 / r.idle.fixed.health.p99), s.trafficFixedHealthP99! / s.idleFixedHealthP99!, 1.5, true);
+  const churnOverBare = per((r) => r.churn.fixed.health.p99 / r.bareChurn.fixed.health.p99);
+  add('fixed-rate /health p99, churn ÷ bare-churn, worst round', '≤ 1.3', churnOverBare, Math.max(...churnOverBare), 1.3, true);
   add('/health saturation, traffic ÷ bare', '≥ 0.5', per((r) => r.traffic.saturation.rps / r.bare.saturation.rps), s.trafficHealthSaturationRps! / s.bareSaturationRps!, 0.5, false);
   add(`MCP calls/s, ${o.traffic.clients} clients, traffic (fixed-rate phase)`, '≥ 430', per((r) => r.traffic.fixed.calls.perSecond), s.trafficCallsPerSecond!, 430, false);
   const forbidden = rounds.map((r) => (r.profile ? r.profile.forbiddenSamples : Number.NaN));
@@ -532,6 +546,11 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
     r.traffic.fixed.calls.errors + r.traffic.saturation.calls.errors,
   ]);
   row('traffic: main-thread profile: busy samples / with SDK, zod or JSON-RPC frames', (r) => (r.profile ? [r.profile.busySamples, r.profile.forbiddenSamples] : [Number.NaN, Number.NaN]));
+  row('bare-churn: saturation req/s / p99 ms', (r) => sat(r.bareChurn.saturation));
+  row('bare-churn: fixed-rate p50 / p99 / max ms', (r) => fix(r.bareChurn.fixed.health));
+  row('bare-churn: event-loop delay p99 ms (sat, fixed)', (r) => [r.bareChurn.saturation.eld.p99Ms, r.bareChurn.fixed.eld.p99Ms]);
+  row('bare-churn: fixed phase: children CPU % / machine busy % / prober late ms', (r) => [r.bareChurn.fixed.childrenCpuPct, r.bareChurn.fixed.machineBusyPct, Math.max(r.bareChurn.fixed.health.lateStartMs, r.bareChurn.fixed.live.lateStartMs)]);
+  row('crasher restarts/s, churn / bare-churn; flooders MB/s, churn / bare-churn', (r) => [r.churn.crasherConnectsPerSecond, r.bareChurn.restartsPerSecond, sum(r.churn.flooders.map((f) => f.mbps)), r.bareChurn.stderrMBps]);
   result.rounds[0]!.sweep.forEach((v, i) => {
     const name = `--mcp-workers ${v.mcpWorkers} --worker-nice ${v.workerNice}`;
     row(`${name}: calls/s fixed / sat; /health p99 fixed, sat req/s, sat p99`, (r) => {

@@ -239,34 +239,67 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   };
 }
 
-export type Bare = { pid: number; port: number; base: string; rss: () => number; eld: () => Promise<EldSnapshot>; stop: () => Promise<StopReport> };
+export type Bare = {
+  pid: number;
+  port: number;
+  base: string;
+  rss: () => number;
+  eld: () => Promise<EldSnapshot>;
+  /** bare-churn only: crasher restarts and flooder stderr bytes read so far. */
+  churnStats: () => Promise<ChurnStats>;
+  stop: () => Promise<StopReport>;
+};
 
-/** The bare baseline in its own process, answering `body`; with the same event-loop preload. */
-export async function startBare(body: string, options: { marker: string; tmp: string }): Promise<Bare> {
+/** What bare-churn.mjs spawns beside its HTTP server (see that file). */
+export type BareChurnConfig = { healthy: number; crashers: number; flooders: number; floodMBps: number; restartDelay: number; nice: number };
+export type ChurnStats = { restarts: number; stderrBytes: number; elapsedMs: number };
+
+/**
+ * The bare baseline in its own process, answering `body`, with the same event-loop preload; with
+ * `churn`, bare-churn.mjs, which also runs the churn mix.
+ */
+export async function startBare(body: string, options: { marker: string; tmp: string; churn?: BareChurnConfig }): Promise<Bare> {
   const dir = fs.mkdtempSync(path.join(options.tmp, `bare-${++seq}-`));
   const bodyFile = path.join(dir, 'body.json');
   fs.writeFileSync(bodyFile, body);
   const eldFile = path.join(dir, 'eld.ndjson');
-  const child = spawn(process.execPath, ['--import', PRELOAD, path.join(BENCH, 'bare-server.mjs'), bodyFile, options.marker], {
+  const script = options.churn ? [path.join(BENCH, 'bare-churn.mjs'), bodyFile, JSON.stringify({ ...options.churn, fixtures: FIXTURES })] : [path.join(BENCH, 'bare-server.mjs'), bodyFile];
+  const child = spawn(process.execPath, ['--import', PRELOAD, ...script, options.marker], {
     cwd: ROOT,
     env: cleanEnv({ BENCH_ELD_FILE: eldFile }),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   track(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('bare server did not start')), 10_000);
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once('exit', () => reject(new Error('bare server exited')));
+  const lines: string[] = [];
+  let waiter: (() => void) | null = null;
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    buffered += c;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) !== -1) {
+      lines.push(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+      waiter?.();
+    }
   });
+  const nextLine = async (timeoutMs: number, what: string): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!lines.length) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what}: the bare server exited`);
+      if (Date.now() > deadline) throw new Error(`${what}: no answer within ${timeoutMs} ms`);
+      await Promise.race([new Promise<void>((r) => (waiter = r)), sleep(100)]);
+      waiter = null;
+    }
+    return lines.shift()!;
+  };
+  let port: number;
+  try {
+    port = (JSON.parse(await nextLine(10_000, 'bare server start')) as { port: number }).port;
+  } catch (error) {
+    killPids([child.pid!, ...descendants(child.pid!)]);
+    throw error;
+  }
   const pid = child.pid!;
   let eldSeen = 0;
   return {
@@ -287,8 +320,13 @@ export async function startBare(body: string, options: { marker: string; tmp: st
         await sleep(5);
       }
     },
+    async churnStats() {
+      if (!options.churn) throw new Error('churnStats: not a bare-churn server');
+      child.stdin!.write('stats\n');
+      return JSON.parse(await nextLine(5_000, 'bare-churn stats')) as ChurnStats;
+    },
     async stop() {
-      const report = await stopChild(child, exited, [], 5_000);
+      const report = await stopChild(child, exited, descendants(pid), 5_000);
       fs.rmSync(dir, { recursive: true, force: true });
       return report;
     },

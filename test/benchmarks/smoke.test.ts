@@ -69,6 +69,8 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['flood /dev/null MB/s', round.flood.devNull.mbps],
     ['flood RSS', round.flood.captured.rssEndMB],
     ['churn flooder MB/s', round.churn.flooders[0]?.mbps ?? 0],
+    ['bare-churn saturation rps', round.bareChurn.saturation.rps],
+    ['bare-churn fixed-rate p99', round.bareChurn.fixed.health.p99],
     ['traffic fixed-rate /health p99', round.traffic.fixed.health.p99],
     ['traffic /health saturation rps', round.traffic.saturation.rps],
     ['traffic MCP calls per second', round.traffic.fixed.calls.perSecond],
@@ -83,7 +85,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   assert.is(round.idle.fixed.health.ok, round.idle.fixed.health.sent, 'every idle probe answered 2xx');
   assert.is(round.sweep[0]!.saturation.hubCpuPct.length, 2, 'both hubs of --mcp-workers 2 measured');
   assert.equal(round.profile?.forbiddenFrames, [], 'no SDK, zod or JSON-RPC frame on the main thread');
-  assert.is(result.targets.length, 14);
+  assert.is(result.targets.length, 15);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
   assert.equal(result.leftovers, [], 'no process left behind');
