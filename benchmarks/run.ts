@@ -36,6 +36,7 @@ import {
 } from './lib/service.ts';
 import { mean, round, sleep } from './lib/stats.ts';
 import { type BareChurn, bareChurn } from './scenarios/bare-churn.ts';
+import { type Overhead, type OverheadOptions, overhead } from './scenarios/overhead.ts';
 import { traffic, type TrafficOptions, type TrafficRun, type Variant } from './scenarios/traffic.ts';
 import { DEFAULT_WORKER_NICE } from '../lib/cli/serve-options.ts';
 
@@ -63,6 +64,8 @@ export type BenchOptions = {
   sweep: { variants: Variant[]; fixedSeconds: number; saturationSeconds: number };
   /** A `traffic` run with CPU profiles, in the first round, for the main-thread check (null: none). */
   profile: { fixedSeconds: number; saturationSeconds: number } | null;
+  /** `overhead`: one client, directly and through the service. */
+  overhead: OverheadOptions;
   entry: Entry;
   readyTimeoutMs: number;
   /** When set, every `agent serve` writes V8 CPU profiles (main thread and workers) here. */
@@ -98,6 +101,7 @@ export const FULL: BenchOptions = {
     saturationSeconds: 4,
   },
   profile: { fixedSeconds: 4, saturationSeconds: 3 },
+  overhead: { textBytes: 4096, warmupCalls: 50, serialSeconds: 3, concurrentSeconds: 3, callers: 10, traceCalls: 300 },
   entry: 'dist',
   readyTimeoutMs: 60_000,
   log: (line) => process.stderr.write(`${line}\n`),
@@ -116,6 +120,7 @@ export const QUICK: BenchOptions = {
   floodSeconds: 2,
   sweep: { ...FULL.sweep, fixedSeconds: 2, saturationSeconds: 1.5 },
   profile: { fixedSeconds: 2, saturationSeconds: 1.5 },
+  overhead: { ...FULL.overhead, serialSeconds: 1, concurrentSeconds: 1, traceCalls: 100 },
 };
 
 /** The crashers' restartDelay in `churn` (bare-churn.mjs applies the service's backoff to it too). */
@@ -155,6 +160,7 @@ export type Round = {
   traffic: TrafficRun;
   /** The main thread's CPU profile during `traffic` (first round only). */
   profile: ProfileCheck | null;
+  overhead: Overhead;
   sweep: TrafficRun[];
 };
 
@@ -346,6 +352,9 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         await nullConn.client.close();
       }
 
+      // overhead: one client, directly and through the service, with the per-hop breakdown.
+      const overheadRun = await overhead(ctx, o.overhead, `round ${r}: overhead`);
+
       // The sweep: traffic with other --mcp-workers / --worker-nice values.
       const sweep: TrafficRun[] = [];
       for (const v of o.sweep.variants) {
@@ -364,7 +373,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         if (profile.forbiddenFrames.length) log(`  main-thread profile: ${profile.forbiddenFrames.map((f) => `${f.frame} (${f.category})`).join(', ')}`);
       }
 
-      rounds.push({ round: r, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, sweep });
+      rounds.push({ round: r, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, overhead: overheadRun, sweep });
     }
   } finally {
     // Nothing this run started may survive it, failed or not.
@@ -440,6 +449,10 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
     trafficCallsPerSecondSaturated: m((r) => r.traffic.saturation.calls.perSecond),
     trafficMainCpuPct: m((r) => r.traffic.fixed.mainCpuPct),
     trafficEldP99: m((r) => r.traffic.fixed.eld.p99Ms),
+    overheadDirectP50: m((r) => r.overhead.direct.serial.p50),
+    overheadServiceP50: m((r) => r.overhead.service.serial.p50),
+    overheadAddedP50: m((r) => r.overhead.service.serial.p50 - r.overhead.direct.serial.p50),
+    overheadAddedP50Concurrent: m((r) => r.overhead.service.concurrent.p50 - r.overhead.direct.concurrent.p50),
   };
   for (const [k, v] of Object.entries(s)) s[k] = round(v, 3);
 
@@ -463,6 +476,7 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
   add('fixed-rate /health p99, churn ÷ bare-churn, worst round', '≤ 1.3', churnOverBare, Math.max(...churnOverBare), 1.3, true);
   add('/health saturation, traffic ÷ bare', '≥ 0.5', per((r) => r.traffic.saturation.rps / r.bare.saturation.rps), s.trafficHealthSaturationRps! / s.bareSaturationRps!, 0.5, false);
   add(`MCP calls/s, ${o.traffic.clients} clients, traffic (fixed-rate phase)`, '≥ 430', per((r) => r.traffic.fixed.calls.perSecond), s.trafficCallsPerSecond!, 430, false);
+  add('added latency per call, 1 caller, p50 (ms): service − direct', '≤ 2', per((r) => r.overhead.service.serial.p50 - r.overhead.direct.serial.p50), s.overheadAddedP50!, 2, true);
   const forbidden = rounds.map((r) => (r.profile ? r.profile.forbiddenSamples : Number.NaN));
   // Taken in the first round only (options.profile); no target without one.
   if (forbidden.some(Number.isFinite)) add('main-thread profile in traffic: samples with SDK, zod or JSON-RPC frames', '= 0', forbidden, forbidden.filter(Number.isFinite).reduce((x, y) => x + y, 0), 0, true);
@@ -551,6 +565,15 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('bare-churn: event-loop delay p99 ms (sat, fixed)', (r) => [r.bareChurn.saturation.eld.p99Ms, r.bareChurn.fixed.eld.p99Ms]);
   row('bare-churn: fixed phase: children CPU % / machine busy % / prober late ms', (r) => [r.bareChurn.fixed.childrenCpuPct, r.bareChurn.fixed.machineBusyPct, Math.max(r.bareChurn.fixed.health.lateStartMs, r.bareChurn.fixed.live.lateStartMs)]);
   row('crasher restarts/s, churn / bare-churn; flooders MB/s, churn / bare-churn', (r) => [r.churn.crasherConnectsPerSecond, r.bareChurn.restartsPerSecond, sum(r.churn.flooders.map((f) => f.mbps)), r.bareChurn.stderrMBps]);
+  const o0 = result.rounds[0]!.overhead;
+  const kib = `${fmt(o0.textBytes / 1024)} KiB`;
+  row(`overhead (${kib} echo), direct stdio: p50 1 caller / p50 ${o0.callers} callers ms / calls/s`, (r) => [r.overhead.direct.serial.p50, r.overhead.direct.concurrent.p50, r.overhead.direct.concurrent.perSecond]);
+  row('overhead, through the service: same', (r) => [r.overhead.service.serial.p50, r.overhead.service.concurrent.p50, r.overhead.service.concurrent.perSecond]);
+  row(`overhead: added p50 ms, 1 caller / ${o0.callers} callers`, (r) => [r.overhead.service.serial.p50 - r.overhead.direct.serial.p50, r.overhead.service.concurrent.p50 - r.overhead.direct.concurrent.p50]);
+  row(`overhead: client process CPU %, ${o0.callers} callers, direct / service`, (r) => [r.overhead.direct.concurrent.cpuPct, r.overhead.service.concurrent.cpuPct]);
+  row('overhead: traced p50 ms, direct / service / service sum of hop p50s', (r) => [r.overhead.direct.traced.totalP50Ms, r.overhead.service.traced.totalP50Ms, r.overhead.service.traced.sumOfP50Ms]);
+  o0.service.traced.hops.forEach((hop, i) => row(`  hop p50 / p90 ms: ${hop.what}`, (r) => [r.overhead.service.traced.hops[i]!.p50Ms, r.overhead.service.traced.hops[i]!.p90Ms]));
+  o0.direct.traced.hops.forEach((hop, i) => row(`  direct hop p50 / p90 ms: ${hop.what}`, (r) => [r.overhead.direct.traced.hops[i]!.p50Ms, r.overhead.direct.traced.hops[i]!.p90Ms]));
   result.rounds[0]!.sweep.forEach((v, i) => {
     const name = `--mcp-workers ${v.mcpWorkers} --worker-nice ${v.workerNice}`;
     row(`${name}: calls/s fixed / sat; /health p99 fixed, sat req/s, sat p99`, (r) => {

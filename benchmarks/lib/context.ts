@@ -3,8 +3,8 @@
 // every scenario shares.
 import type { Agent, AgentOptions, ServerEntry } from './service.ts';
 
-/** More than the servers: flags, CPU profiles. */
-export type AgentExtras = Pick<AgentOptions, 'serveArgs' | 'cpuProfDir'>;
+/** More than the servers: flags, the hop-trace preload, CPU profiles. */
+export type AgentExtras = Pick<AgentOptions, 'serveArgs' | 'traceDir' | 'cpuProfDir'>;
 
 /** Starts a service on `servers`, waits for `expect` healthy and the settle time, runs `body`, always stops it. */
 export type WithAgent = <T>(

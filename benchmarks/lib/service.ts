@@ -18,6 +18,7 @@ export const FIXTURES = {
 };
 const PRELOAD = pathToFileURL(path.join(BENCH, 'eld-preload.mjs')).href;
 const THREADS_PRELOAD = pathToFileURL(path.join(BENCH, 'threads-preload.mjs')).href;
+const TRACE_PRELOAD = pathToFileURL(path.join(BENCH, 'trace-preload.mjs')).href;
 const BUILD_DIR = path.join(BENCH, '.tmp/build');
 
 /** `dist`: a private `tsc` build (what ships); `source`: bin/agent.ts through tsx (what tests run). */
@@ -141,6 +142,8 @@ export type AgentOptions = {
   cpuProfDir?: string;
   /** More `agent serve` flags (`--mcp-workers 2`, `--worker-nice 0`). */
   serveArgs?: string[];
+  /** Load benchmarks/trace-preload.mjs, writing hop timestamps of traced calls into this directory. */
+  traceDir?: string;
 };
 
 /** A worker thread of the service, as benchmarks/threads-preload.mjs reported it. */
@@ -154,13 +157,13 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const threadsFile = path.join(dir, 'threads.ndjson');
   const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload', ...(options.serveArgs ?? [])];
   const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const preloads = ['--import', PRELOAD, '--import', THREADS_PRELOAD];
+  const preloads = ['--import', PRELOAD, '--import', THREADS_PRELOAD, ...(options.traceDir ? ['--import', TRACE_PRELOAD] : [])];
   const args =
     options.entry === 'dist'
       ? [...prof, ...preloads, buildDist(), ...serveArgs]
       : [...prof, '--import', 'tsx', ...preloads, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
   const spawnedAt = performance.now();
-  const env = cleanEnv({ BENCH_ELD_FILE: eldFile, BENCH_THREADS_FILE: threadsFile });
+  const env = cleanEnv({ BENCH_ELD_FILE: eldFile, BENCH_THREADS_FILE: threadsFile, ...(options.traceDir ? { BENCH_TRACE_DIR: options.traceDir } : {}) });
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   track(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -32,6 +32,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     traffic: { backends: 1, clients: 2, textBytes: 256, warmupCalls: 2, warmupSeconds: 0.1 },
     sweep: { variants: [{ mcpWorkers: 2, workerNice: 19 }], fixedSeconds: 0.3, saturationSeconds: 0.3 },
     profile: { fixedSeconds: 0.3, saturationSeconds: 0.3 },
+    overhead: { textBytes: 256, warmupCalls: 2, serialSeconds: 0.2, concurrentSeconds: 0.2, callers: 2, traceCalls: 5 },
     entry: 'source',
     log: () => {},
   });
@@ -78,14 +79,19 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['traffic main-thread CPU', round.traffic.fixed.mainCpuPct],
     ['traffic hub CPU', round.traffic.saturation.hubCpuPct[0] ?? 0],
     ['traffic main-thread profile samples', round.profile?.busySamples ?? 0],
+    ['overhead direct p50', round.overhead.direct.serial.p50],
+    ['overhead service p50', round.overhead.service.serial.p50],
+    ['overhead service traced p50', round.overhead.service.traced.totalP50Ms],
     ['sweep (2 hubs) MCP calls per second', round.sweep[0]?.fixed.calls.perSecond ?? 0],
   ];
   for (const [name, value] of positive) assert.ok(value > 0, `${name} = ${value}`);
 
   assert.is(round.idle.fixed.health.ok, round.idle.fixed.health.sent, 'every idle probe answered 2xx');
+  assert.is(round.overhead.service.traced.complete, 5, 'every traced call seen at every hop');
+  assert.is(round.overhead.direct.traced.complete, 5, 'every traced direct call seen at every hop');
   assert.is(round.sweep[0]!.saturation.hubCpuPct.length, 2, 'both hubs of --mcp-workers 2 measured');
   assert.equal(round.profile?.forbiddenFrames, [], 'no SDK, zod or JSON-RPC frame on the main thread');
-  assert.is(result.targets.length, 15);
+  assert.is(result.targets.length, 16);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
   assert.equal(result.leftovers, [], 'no process left behind');
