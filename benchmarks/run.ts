@@ -554,6 +554,11 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('traffic: main-thread event-loop delay p99 ms (fixed, sat)', (r) => [r.traffic.fixed.eld.p99Ms, r.traffic.saturation.eld.p99Ms]);
   row('traffic: main-thread CPU % (fixed, sat)', (r) => [r.traffic.fixed.mainCpuPct, r.traffic.saturation.mainCpuPct]);
   row('traffic: fixed phase: hub / backend children / client process CPU %, machine busy %', (r) => [sum(r.traffic.fixed.hubCpuPct), r.traffic.fixed.childrenCpuPct, r.traffic.fixed.calls.cpuPct, r.traffic.fixed.machineBusyPct]);
+  // CPU % of one core over calls per second: ms of CPU per call, wherever it was spent.
+  row('traffic: fixed phase: CPU ms per call: main / hub / backend workers / backend children / client', (r) => {
+    const f = r.traffic.fixed;
+    return [f.mainCpuPct, sum(f.hubCpuPct), f.backendWorkersCpuPct, f.childrenCpuPct, f.calls.cpuPct].map((pct) => (pct * 10) / f.calls.perSecond);
+  });
   row('traffic: non-2xx + errors (fixed probes, sat, MCP calls)', (r) => [
     r.traffic.fixed.health.non2xx + r.traffic.fixed.health.errors + r.traffic.fixed.live.non2xx + r.traffic.fixed.live.errors,
     r.traffic.saturation.non2xx + r.traffic.saturation.errors,

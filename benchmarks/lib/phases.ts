@@ -14,6 +14,8 @@ export type PhaseCost = {
   mainCpuPct: number;
   /** Each hub thread of a service (none for other processes), % of one core. */
   hubCpuPct: number[];
+  /** A service's backend worker threads together, % of one core. */
+  backendWorkersCpuPct: number;
   /** Its descendants (the backends), % of one core. */
   childrenCpuPct: number;
   /** The whole machine, every process, % of all cores. */
@@ -32,7 +34,9 @@ export async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<
   const rssStartMB = target.rss();
   const cpu = cpuMeter(target.pid);
   const main = threadCpuMeter(target.pid, target.pid);
-  const hubs = (target.threads?.() ?? []).filter((t) => t.role === 'hub').map((t) => threadCpuMeter(target.pid, t.tid));
+  const threads = target.threads?.() ?? [];
+  const hubs = threads.filter((t) => t.role === 'hub').map((t) => threadCpuMeter(target.pid, t.tid));
+  const backendWorkers = threads.filter((t) => t.role === 'backend').map((t) => threadCpuMeter(target.pid, t.tid));
   const children = childrenCpuMeter(target.pid);
   const machine = machineMeter();
   const value = await fn();
@@ -40,10 +44,11 @@ export async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<
   const mainCpuPct = main();
   // A hub that was replaced during the phase reads NaN: left out.
   const hubCpuPct = hubs.map((meter) => meter()).filter(Number.isFinite);
+  const backendWorkersCpuPct = backendWorkers.map((meter) => meter()).filter(Number.isFinite).reduce((a, b) => a + b, 0);
   const childrenCpuPct = children();
   const machineBusyPct = machine();
   const eld = await target.eld();
-  return { ...value, eld, cpuPct, mainCpuPct, hubCpuPct, childrenCpuPct, machineBusyPct, rssStartMB, rssEndMB: target.rss() };
+  return { ...value, eld, cpuPct, mainCpuPct, hubCpuPct, backendWorkersCpuPct, childrenCpuPct, machineBusyPct, rssStartMB, rssEndMB: target.rss() };
 }
 
 /** 200/s (or `rate`) on /health and as many on /health/live, at once. */
