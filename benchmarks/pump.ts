@@ -4,10 +4,11 @@
 //    Buffer view, or a copy into a fresh buffer that is then transferred, as the pump does).
 // 2. End to end: a node:http server (benchmarks/pump/main.ts, its own process) whose main thread
 //    answers by itself (`direct`) or forwards every request over the real pump to a worker that
-//    answers the same bytes (`pump`), loaded by autocannon from this process. The main thread's
-//    CPU time per request (/proc/<pid>/task/<pid>) with and without the pump is its cost per
-//    request; with 1 MiB bodies, per MiB in each direction. `pump-noflush` is the pump without its
-//    header flush (ServerResponse#flushHeaders made a no-op in that process).
+//    answers the same bytes (`pump`), loaded by autocannon from this process at the same fixed
+//    rate. The main thread's CPU time per request (/proc/<pid>/task/<pid>/schedstat) with and
+//    without the pump is its cost per request; with 1 MiB bodies, per MiB in each direction.
+//    `pump-noflush` is the pump without its header flush (ServerResponse#flushHeaders made a no-op
+//    in that process). Each case runs 3 times interleaved (1 with --quick); medians are printed.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -92,58 +93,84 @@ async function postMessageCosts(): Promise<string[]> {
 // End to end
 
 type ServerMode = 'direct' | 'pump' | 'pump-noflush';
-type Case = { name: string; path: string; method: 'GET' | 'POST'; body?: Buffer; connections: number };
+type Case = { name: string; path: string; method: 'GET' | 'POST'; body?: Buffer; connections: number; rate: number };
 type Cost = { requests: number; mainUs: number; workerUs: number };
 
+// The same fixed rate with and without the pump, well below what either sustains on 2 cores: a
+// thread's CPU per request falls as its load rises (more work per wake-up and per syscall), so
+// costs are only comparable at equal rates.
 const CASES: Case[] = [
-  { name: 'GET, 100 B answer', path: '/small', method: 'GET', connections: 50 },
-  { name: 'POST 1 MiB, 100 B answer', path: '/upload', method: 'POST', body: Buffer.alloc(1024 * 1024, 121), connections: 10 },
-  { name: 'GET, 1 MiB answer', path: '/big', method: 'GET', connections: 10 },
+  { name: 'GET, 100 B answer', path: '/small', method: 'GET', connections: 10, rate: 1_500 },
+  { name: 'POST 1 MiB, 100 B answer', path: '/upload', method: 'POST', body: Buffer.alloc(1024 * 1024, 121), connections: 5, rate: 100 },
+  { name: 'GET, 1 MiB answer', path: '/big', method: 'GET', connections: 5, rate: 150 },
 ];
+const MODES: ServerMode[] = ['direct', 'pump', 'pump-noflush'];
 
-async function serverCosts(mode: ServerMode, seconds: number): Promise<Record<string, Cost>> {
+type Server = { port: number; cpu: () => Promise<{ main: number; worker: number }>; stop: () => void };
+
+async function startServer(mode: ServerMode): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH, 'pump/main.ts'), mode], { cwd: ROOT, env: cleanEnv({}), stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => JSON.parse((await lines.next()).value as string) as Record<string, number>;
-  try {
-    const { port } = await next();
-    const cpu = async () => {
+  const { port } = await next();
+  return {
+    port: port!,
+    cpu: async () => {
       child.stdin!.write('cpu\n');
       return (await next()) as { main: number; worker: number };
-    };
-    const costs: Record<string, Cost> = {};
-    for (const c of CASES) {
-      const options = { url: `http://127.0.0.1:${port}${c.path}`, connections: c.connections, method: c.method, ...(c.body ? { body: c.body } : {}) };
-      await autocannon({ ...options, duration: 1 }); // warm-up
-      const before = await cpu();
-      const result = await autocannon({ ...options, duration: seconds });
-      const after = await cpu();
-      const requests = result['2xx'];
-      costs[c.name] = { requests, mainUs: ((after.main - before.main) * 1e6) / requests, workerUs: ((after.worker - before.worker) * 1e6) / requests };
-    }
-    return costs;
-  } finally {
-    child.kill('SIGTERM');
-  }
+    },
+    stop: () => void child.kill('SIGTERM'),
+  };
 }
 
-async function endToEnd(seconds: number): Promise<string[]> {
-  const costs = { direct: await serverCosts('direct', seconds), pump: await serverCosts('pump', seconds), 'pump-noflush': await serverCosts('pump-noflush', seconds) };
-  const rows = ['main-thread CPU µs per request (worker µs): direct | pump | pump-noflush'];
+async function measure(server: Server, c: Case, seconds: number): Promise<Cost> {
+  const options = { url: `http://127.0.0.1:${server.port}${c.path}`, connections: c.connections, overallRate: c.rate, method: c.method, ...(c.body ? { body: c.body } : {}) };
+  await autocannon({ ...options, duration: 1 }); // warm-up
+  const before = await server.cpu();
+  const result = await autocannon({ ...options, duration: seconds });
+  const after = await server.cpu();
+  const requests = result['2xx'];
+  return { requests, mainUs: ((after.main - before.main) * 1e6) / requests, workerUs: ((after.worker - before.worker) * 1e6) / requests };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Every case on every server, `repeats` times interleaved; the median of each. */
+async function endToEnd(seconds: number, repeats: number): Promise<string[]> {
+  const servers = Object.fromEntries(await Promise.all(MODES.map(async (mode) => [mode, await startServer(mode)] as const))) as Record<ServerMode, Server>;
+  const samples = new Map<string, Cost[]>();
+  try {
+    for (let r = 0; r < repeats; r++) {
+      for (const c of CASES) {
+        for (const mode of MODES) {
+          const key = `${mode} ${c.name}`;
+          samples.set(key, [...(samples.get(key) ?? []), await measure(servers[mode], c, seconds)]);
+        }
+      }
+    }
+  } finally {
+    for (const server of Object.values(servers)) server.stop();
+  }
+  const cost = (mode: ServerMode, c: Case) => {
+    const all = samples.get(`${mode} ${c.name}`)!;
+    return { mainUs: median(all.map((k) => k.mainUs)), workerUs: median(all.map((k) => k.workerUs)), requests: median(all.map((k) => k.requests)) };
+  };
+  const rows = [`main-thread CPU µs per request (worker µs) [requests answered], median of ${repeats}: direct | pump | pump-noflush`];
   for (const c of CASES) {
     const cell = (mode: ServerMode) => {
-      const k = costs[mode][c.name]!;
+      const k = cost(mode, c);
       return `${k.mainUs.toFixed(1)}${mode === 'direct' ? '' : ` (${k.workerUs.toFixed(1)})`} [${k.requests}]`;
     };
-    rows.push(`  ${c.name}: ${cell('direct')} | ${cell('pump')} | ${cell('pump-noflush')}`);
+    rows.push(`  ${c.name}, ${c.rate}/s: ${MODES.map(cell).join(' | ')}`);
   }
-  const extra = (mode: ServerMode, name: string) => costs[mode][name]!.mainUs - costs.direct[name]!.mainUs;
-  const perRequest = extra('pump', CASES[0]!.name);
-  rows.push(`the pump's main-thread cost: ${perRequest.toFixed(1)} µs per request (${extra('pump-noflush', CASES[0]!.name).toFixed(1)} without the header flush)`);
-  rows.push(`  per MiB of request body: ${((extra('pump', CASES[1]!.name) - perRequest) / 1000).toFixed(3)} ms; per MiB of response: ${((extra('pump', CASES[2]!.name) - perRequest) / 1000).toFixed(3)} ms`);
+  const extra = (mode: ServerMode, c: Case) => cost(mode, c).mainUs - cost('direct', c).mainUs;
+  const [small, upload, big] = CASES as [Case, Case, Case];
+  const perRequest = extra('pump', small);
+  rows.push(`the pump's main-thread cost: ${perRequest.toFixed(1)} µs per request (${extra('pump-noflush', small).toFixed(1)} without the header flush)`);
+  rows.push(`  per MiB of request body: ${((extra('pump', upload) - perRequest) / 1000).toFixed(3)} ms; per MiB of response: ${((extra('pump', big) - perRequest) / 1000).toFixed(3)} ms`);
   return rows;
 }
 
 const quick = process.argv.includes('--quick');
 console.log((await postMessageCosts()).join('\n'));
-console.log((await endToEnd(quick ? 2 : 5)).join('\n'));
+console.log((await endToEnd(quick ? 3 : 5, quick ? 1 : 3)).join('\n'));
