@@ -1,9 +1,10 @@
-// The benchmark suite of issue 5: does the probe path stay fast while backends crash, restart and
-// flood stderr, and what does each backend cost?
+// The benchmark suite of issues 5 and 13: does the probe path stay fast while backends crash,
+// restart and flood stderr and while MCP clients call tools, what does each backend cost, and what
+// does the service add to a tool call?
 //
 //   node --import tsx benchmarks/run.ts [--quick] [--source] [--no-write] [--cpu-prof]
-//   npm run bench            full: every scenario twice, interleaved (about 6 minutes)
-//   npm run bench -- --quick one round, short phases (under a minute)
+//   npm run bench            full: every scenario twice, interleaved (about 13 minutes)
+//   npm run bench -- --quick one round, short phases (about 3 minutes)
 //
 // Prints one table and writes benchmarks/results/<date>.json. Everything listens on 127.0.0.1,
 // every phase has a fixed length, and every process started is stopped by PID and checked gone.
