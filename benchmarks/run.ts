@@ -15,8 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FixedRate, saturate } from './lib/load.ts';
 import type { ScenarioContext, WithAgent } from './lib/context.ts';
-import { type CallFigures, connectHttp, connectStdio, type FloodStats, floodStats, measureCalls } from './lib/mcp.ts';
-import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase, server, steadyRss, waitHealthy } from './lib/phases.ts';
+import { type CallFigures, connectHttp, connectStdio, floodRate, floodStats, measureCalls } from './lib/mcp.ts';
+import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase, steadyRss } from './lib/phases.ts';
 import type { CallWindow } from './lib/load-client.ts';
 import { checkProfile, mainThreadProfile, type ProfileCheck } from './lib/profile-check.ts';
 import { killPids, processesWith } from './lib/procs.ts';
@@ -27,6 +27,7 @@ import {
   type EldSnapshot,
   type Entry,
   FIXTURES,
+  fixtureServer,
   ROOT,
   runScript,
   type ServerEntry,
@@ -34,6 +35,7 @@ import {
   startBare,
   type StopReport,
   tmpRoot,
+  waitHealthy,
 } from './lib/service.ts';
 import { mean, round, sleep } from './lib/stats.ts';
 import { type BareChurn, bareChurn } from './scenarios/bare-churn.ts';
@@ -273,8 +275,8 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       const c = o.churn;
       const churnServers: Record<string, ServerEntry> = {
         ...healthyServers(c.healthy, marker),
-        ...Object.fromEntries(Array.from({ length: c.crashers }, (_, i) => [`c${i}`, server(FIXTURES.crasher, `c${i}`, marker, { restartOnExit: true, maxRestarts: 0, restartDelay: CHURN_RESTART_DELAY_MS })])),
-        ...Object.fromEntries(Array.from({ length: c.flooders }, (_, i) => [`f${i}`, server(FIXTURES.flooder, `f${i}`, marker, {}, { FLOOD_MBPS: String(c.floodMBps) })])),
+        ...Object.fromEntries(Array.from({ length: c.crashers }, (_, i) => [`c${i}`, fixtureServer(FIXTURES.crasher, `c${i}`, marker, { restartOnExit: true, maxRestarts: 0, restartDelay: CHURN_RESTART_DELAY_MS })])),
+        ...Object.fromEntries(Array.from({ length: c.flooders }, (_, i) => [`f${i}`, fixtureServer(FIXTURES.flooder, `f${i}`, marker, {}, { FLOOD_MBPS: String(c.floodMBps) })])),
       };
       const stable = Object.keys(churnServers).filter((n) => !n.startsWith('c'));
       const churn = await withAgent(`round ${r}: churn (${c.healthy} healthy, ${c.crashers} crashers, ${c.flooders} flooders)`, churnServers, stable, async (agent, readyMs, rssMB) => {
@@ -293,7 +295,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
           const crasherConnects = Object.keys(connects1)
             .filter((n) => n.startsWith('c'))
             .reduce((sum, n) => sum + (connects1[n] ?? 0) - (connects0[n] ?? 0), 0);
-          const flooders = floodNames.map((name, i) => ({ name, mbps: rate(before[i]!, after[i]!) }));
+          const flooders = floodNames.map((name, i) => ({ name, mbps: floodRate(before[i]!, after[i]!) }));
           const crasherConnectsPerSecond = crasherConnects / phaseSeconds;
           return { backends: Object.keys(churnServers).length, readyMs, rssMB, bodyBytes: Buffer.byteLength(sample), ...phases, flooders, crasherConnects, crasherConnectsPerSecond, readyBody };
         } finally {
@@ -320,7 +322,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       const plain = { readyMs: plainRun.firstLineMs, connectMs: plainRun.result.connectMs, count: plainRun.result.count };
 
       // flood: one flooder writing as fast as it can, captured by the service; then to /dev/null.
-      const floodServers = { flood: server(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };
+      const floodServers = { flood: fixtureServer(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };
       const captured = await withAgent(`round ${r}: flood (captured)`, floodServers, ['flood'], async (agent) => {
         const mcp = await connectHttp(agent.base, 'legacy');
         try {
@@ -337,7 +339,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
           });
           const s1 = await floodStats(mcp, 'flood_agent_stats');
           rssMaxMB = Math.max(rssMaxMB, result.rssEndMB);
-          return { mbps: rate(s0, s1), cpuPct: result.cpuPct, flooderCpuPct: result.childrenCpuPct, machineBusyPct: result.machineBusyPct, rssStartMB: result.rssStartMB, rssEndMB: result.rssEndMB, rssMaxMB, eld: result.eld, stderrLogLines: agent.stderrLogLines() - lines0, seconds: o.floodSeconds };
+          return { mbps: floodRate(s0, s1), cpuPct: result.cpuPct, flooderCpuPct: result.childrenCpuPct, machineBusyPct: result.machineBusyPct, rssStartMB: result.rssStartMB, rssEndMB: result.rssEndMB, rssMaxMB, eld: result.eld, stderrLogLines: agent.stderrLogLines() - lines0, seconds: o.floodSeconds };
         } finally {
           await mcp.close();
         }
@@ -348,7 +350,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       try {
         const s0 = await floodStats(nullConn.client, 'stats');
         await sleep(Math.min(o.floodSeconds / 2, 3) * 1000);
-        devNull = { mbps: rate(s0, await floodStats(nullConn.client, 'stats')) };
+        devNull = { mbps: floodRate(s0, await floodStats(nullConn.client, 'stats')) };
       } finally {
         await nullConn.client.close();
       }
@@ -402,10 +404,6 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
   };
   result.table = formatTable(result);
   return result;
-}
-
-function rate(s0: FloodStats, s1: FloodStats): number {
-  return (s1.bytes - s0.bytes) / 1e3 / (s1.elapsedMs - s0.elapsedMs);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,11 @@ prog
   .option('--mcp-workers', 'Worker threads serving MCP clients (AGENT_MCP_WORKERS)', 1)
   .option('--worker-nice', 'Nice value (0-19) of MCP workers, backend workers and backend processes (AGENT_WORKER_NICE)', 10)
   .option('--state-dir', 'Directory for writable state: backups, control socket, child records (AGENT_STATE_DIR); default the configuration directory')
+  .option('--stderr-line-bytes', 'Backend stderr lines are cut at this many bytes, unless a server sets stderrLimits (AGENT_STDERR_LINE_BYTES); default 8192')
+  .option('--stderr-lines-per-window', 'Distinct backend stderr lines logged per window (AGENT_STDERR_LINES_PER_WINDOW); default 20')
+  .option('--stderr-window-seconds', 'Window of that quota, seconds (AGENT_STDERR_WINDOW_SECONDS); default 10')
+  .option('--stderr-summary-interval-seconds', 'Repeated and suppressed line summaries at most this often, seconds (AGENT_STDERR_SUMMARY_INTERVAL_SECONDS); default 5')
+  .option('--stderr-queue-high-water-bytes', 'A backend\'s stderr pipe is paused beyond this many queued bytes (AGENT_STDERR_QUEUE_HIGH_WATER_BYTES); default 1048576')
   .action(async (flags: Record<string, unknown>) => {
     // sade fills defaults in; drop them so AGENT_* variables can apply when a flag is absent.
     const given = new Set(process.argv.slice(2).map((a) => a.replace(/^--?/, '').split('=')[0]));

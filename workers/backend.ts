@@ -10,6 +10,7 @@ import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_MAX_MESSAGE_
 import { createLogger } from '../lib/shared/logger.ts';
 import { lowerThreadPriority } from '../lib/shared/priority.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
+import { DEFAULT_STDERR_LIMITS } from '../lib/shared/stderr-limits.ts';
 import { HubPorts } from '../lib/backend/hub-ports.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
 import { failWorker } from '../lib/backend/worker-failure.ts';
@@ -60,6 +61,7 @@ runner = new BackendRunner(data.spec, emit, log, {
   maxMessageBytes: data.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
   stateDir: data.stateDir ?? null,
   nice: data.nice ?? 0,
+  stderrLimits: data.stderrLimits ?? DEFAULT_STDERR_LIMITS,
 });
 
 const api: BackendApi = {
@@ -67,6 +69,7 @@ const api: BackendApi = {
   stop: (options) => runner.stop(options.graceMs),
   attachHub: (hub, hubPort) => hubs.attach(hub, hubPort),
   inventory: () => inventory,
+  setStderrLimits: (limits) => runner.setStderrLimits(limits),
 };
 
 // A thread that fails anyway ends its child first and waits until the child is reaped (see

@@ -78,3 +78,8 @@ export type FloodStats = { bytes: number; lines: number; elapsedMs: number; mbps
 export async function floodStats(client: Client, tool: string): Promise<FloodStats> {
   return JSON.parse(await callText(client, tool)) as FloodStats;
 }
+
+/** MB/s (10^6 bytes) a flooder's stderr reader took between two `stats` answers. */
+export function floodRate(s0: FloodStats, s1: FloodStats): number {
+  return (s1.bytes - s0.bytes) / 1e3 / (s1.elapsedMs - s0.elapsedMs);
+}

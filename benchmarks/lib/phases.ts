@@ -1,9 +1,9 @@
 // Building blocks every scenario uses: a measured phase (event-loop delay, CPU of the process, of
 // its main thread, of its hubs and of its children, RSS), probing /health and /health/live at a
-// fixed rate together, waiting until backends are healthy, and the configuration entries.
+// fixed rate together, and the healthy backends' configuration entries.
 import { type FixedRate, fixedRate, type Saturation } from './load.ts';
 import { childrenCpuMeter, cpuMeter, machineMeter, rssMB, threadCpuMeter } from './procs.ts';
-import { type Agent, type EldSnapshot, FIXTURES, type ServerEntry, type ThreadInfo } from './service.ts';
+import { type EldSnapshot, FIXTURES, fixtureServer, type ServerEntry, type ThreadInfo } from './service.ts';
 import { sleep } from './stats.ts';
 
 export type PhaseCost = {
@@ -67,29 +67,6 @@ export async function steadyRss(pid: number): Promise<number> {
   return reads.sort((a, b) => a - b)[2]!;
 }
 
-type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
-
-/** ms from the service's spawn until /health reports every backend in `names` healthy. */
-export async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    try {
-      const res = await fetch(`${agent.base}/health`);
-      const body = (await res.json()) as HealthBody;
-      const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
-      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
-    } catch {
-      /* not yet */
-    }
-    await sleep(25);
-  }
-  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
-}
-
-export function server(fixture: string, name: string, marker: string, extra: Partial<ServerEntry> = {}, env: Record<string, string> = {}): ServerEntry {
-  return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
-}
-
 export function healthyServers(count: number, marker: string, prefix = 'h', env: Record<string, string> = {}): Record<string, ServerEntry> {
-  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, server(FIXTURES.healthy, `${prefix}${i}`, marker, {}, env)]));
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, fixtureServer(FIXTURES.healthy, `${prefix}${i}`, marker, {}, env)]));
 }

@@ -15,10 +15,10 @@ export function rssMB(pid: number): number {
   }
 }
 
-/** utime + stime of `pid` (all its threads; children not included), in seconds; NaN if gone. */
-export function cpuSeconds(pid: number): number {
+/** utime + stime of `pid` (all its threads; children not included), or of its thread `tid`, in seconds; NaN if gone. */
+export function cpuSeconds(pid: number, tid?: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces: split after the last ')'. Fields 14, 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
@@ -53,11 +53,25 @@ export function threadCpuMeter(pid: number, tid: number): () => number {
   return () => ((threadCpuSeconds(pid, tid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
 }
 
-/** CPU use of `pid` from now until the returned function is called, in percent of one core. */
-export function cpuMeter(pid: number): () => number {
-  const cpu0 = cpuSeconds(pid);
+/** The threads of `pid` whose nice value is `nice`. */
+export function threadsAtNice(pid: number, nice: number): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice) found.push(Number(entry)); // field 19
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return found;
+}
+
+/** CPU use of `pid` (or of its thread `tid`) from now until the returned function is called, in percent of one core. */
+export function cpuMeter(pid: number, tid?: number): () => number {
+  const cpu0 = cpuSeconds(pid, tid);
   const t0 = performance.now();
-  return () => ((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+  return () => ((cpuSeconds(pid, tid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
 }
 
 /**

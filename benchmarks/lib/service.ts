@@ -68,7 +68,10 @@ export function buildDist(log: (line: string) => void = () => {}): string {
   return entry;
 }
 
-export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number };
+export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number; nice?: number };
+
+/** What the service logged so far: bytes of every line; backends' stderr lines logged, and the counts of their repeated and suppressed summaries. */
+export type LogTotals = { bytes: number; stderrLines: number; repeated: number; suppressed: number };
 
 export type Agent = {
   pid: number;
@@ -78,6 +81,7 @@ export type Agent = {
   /** Log lines seen so far, and how many of them were a backend's stderr. */
   logLines: () => number;
   stderrLogLines: () => number;
+  logTotals: () => LogTotals;
   /** "backend connected" log lines per backend name so far (first connections and restarts). */
   connects: () => Record<string, number>;
   /** Resets the main thread's event-loop delay histogram and returns what it held (ms). */
@@ -169,6 +173,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let lines = 0;
   let stderrLines = 0;
+  const totals: LogTotals = { bytes: 0, stderrLines: 0, repeated: 0, suppressed: 0 };
   const connects: Record<string, number> = {};
   let port = 0;
   const tail: string[] = [];
@@ -180,7 +185,13 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       lines++;
-      if (line.includes('"stream":"stderr"')) stderrLines++;
+      totals.bytes += Buffer.byteLength(line) + 1;
+      if (line.includes('"stream":"stderr"')) {
+        stderrLines++;
+        const summary = /"(repeated|suppressed)":(\d+)/.exec(line);
+        if (!summary) totals.stderrLines++;
+        else totals[summary[1] as 'repeated' | 'suppressed'] += Number(summary[2]);
+      }
       if (line.includes('"msg":"backend connected"')) {
         const name = /"backend":"([^"]+)"/.exec(line)?.[1] ?? '?';
         connects[name] = (connects[name] ?? 0) + 1;
@@ -210,6 +221,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     spawnedAt,
     logLines: () => lines,
     stderrLogLines: () => stderrLines,
+    logTotals: () => ({ ...totals }),
     connects: () => ({ ...connects }),
     rss: () => rssMB(pid),
     threads: () =>
@@ -367,6 +379,30 @@ export async function runScript<T>(script: string, args: string[], timeoutMs: nu
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A benchmark fixture as a server entry: `node <fixture> <marker>`, named by FIXTURE_NAME. */
+export function fixtureServer(fixture: string, name: string, marker: string, extra: Partial<ServerEntry> = {}, env: Record<string, string> = {}): ServerEntry {
+  return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
+}
+
+type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
+
+/** ms from the service's spawn until /health reports every backend in `names` healthy. */
+export async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    try {
+      const res = await fetch(`${agent.base}/health`);
+      const body = (await res.json()) as HealthBody;
+      const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
+      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
+    } catch {
+      /* not yet */
+    }
+    await sleep(25);
+  }
+  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
 }
 
 export function tmpRoot(marker: string): string {

@@ -8,8 +8,7 @@ import path from 'node:path';
 import type { ScenarioContext } from '../lib/context.ts';
 import { breakdown, DIRECT_PATH, type HopBreakdown, SERVICE_PATH } from '../lib/hops.ts';
 import { type CallWindow, type LoadConfig, type LoadProcess, startLoad } from '../lib/load-client.ts';
-import { server } from '../lib/phases.ts';
-import { FIXTURES } from '../lib/service.ts';
+import { FIXTURES, fixtureServer } from '../lib/service.ts';
 import { sleep } from '../lib/stats.ts';
 
 export type OverheadOptions = {
@@ -48,7 +47,7 @@ export async function overhead(ctx: ScenarioContext, o: OverheadOptions, what: s
   const directLoad = await startLoad({ ...common, tools: ['echo'], direct: { fixture: FIXTURES.healthy, env: { FIXTURE_NAME: 'direct', BENCH_TRACE_DIR: dirs.direct } } }, ctx.marker);
   const direct = await measure(directLoad, o, dirs.direct, DIRECT_PATH);
 
-  const servers = { h0: server(FIXTURES.healthy, 'h0', ctx.marker, {}, { BENCH_TRACE_DIR: dirs.service }) };
+  const servers = { h0: fixtureServer(FIXTURES.healthy, 'h0', ctx.marker, {}, { BENCH_TRACE_DIR: dirs.service }) };
   const service = await ctx.withAgent(
     `${what}: through the service`,
     servers,

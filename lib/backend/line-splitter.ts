@@ -1,4 +1,6 @@
-export const MAX_LINE_BYTES = 8 * 1024;
+import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
+
+export const MAX_LINE_BYTES = DEFAULT_STDERR_LIMITS.lineBytes;
 
 // Splits a byte stream into lines, cutting any line at `maxBytes` (decisions §7) so a child that
 // never writes a newline cannot grow the buffer without bound.
@@ -9,7 +11,8 @@ export class LineSplitter {
 
   constructor(
     private readonly onLine: (line: string, truncated: boolean) => void,
-    private readonly maxBytes = MAX_LINE_BYTES,
+    /** Changing it applies from the next line; a line already longer is cut where it stands. */
+    public maxBytes = MAX_LINE_BYTES,
   ) {}
 
   push(chunk: Buffer): void {
@@ -30,7 +33,7 @@ export class LineSplitter {
 
   private append(part: Buffer): void {
     if (this.truncated) return;
-    const room = this.maxBytes - this.pendingBytes;
+    const room = Math.max(0, this.maxBytes - this.pendingBytes);
     if (part.length > room) {
       this.pending.push(part.subarray(0, room));
       this.pendingBytes += room;

@@ -1,5 +1,4 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { type BackendCall, type CallError, type CallOutcome, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
 import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
@@ -7,7 +6,8 @@ import type { Logger } from '../shared/logger.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import type { ChildExit } from './child.ts';
 import { describeEnd } from './describe.ts';
-import { formatStderrEntry, StderrCapture, STDERR_LINES_PER_WINDOW, STDERR_WINDOW_SECONDS } from './stderr-capture.ts';
+import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
+import { formatStderrEntry, newStderrLimiter, StderrCapture, type StderrLimiter } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
@@ -31,6 +31,8 @@ export type RunnerOptions = {
   stateDir: string | null;
   /** Nice value of a stdio child (it also inherits the worker thread's). */
   nice?: number;
+  /** Effective stderr limits; default the spec's. */
+  stderrLimits?: StderrLimits;
 };
 
 function negotiation(mode: ProtocolMode) {
@@ -59,8 +61,10 @@ export class BackendRunner {
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stderrCapture: StderrCapture | null = null;
-  // One stderr quota per backend, so it holds across restarts, a stop and start included (decisions §7).
-  private readonly stderrLimiter = new RateLimiterMemory({ points: STDERR_LINES_PER_WINDOW, duration: STDERR_WINDOW_SECONDS });
+  private stderrLimits: StderrLimits;
+  // One stderr quota per backend, so it holds across restarts, a stop and start included (decisions §7);
+  // new limits start a new one.
+  private stderrLimiter: StderrLimiter;
   private readonly timeouts = new TimeoutRun();
 
   constructor(
@@ -68,7 +72,10 @@ export class BackendRunner {
     private readonly emitEvent: Emit,
     private readonly log: Logger,
     private readonly options: RunnerOptions,
-  ) {}
+  ) {
+    this.stderrLimits = options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS };
+    this.stderrLimiter = newStderrLimiter(this.stderrLimits);
+  }
 
   private emit(event: EventBody): void {
     this.emitEvent({ v: 1, ...event } as RunnerEvent);
@@ -156,9 +163,18 @@ export class BackendRunner {
     this.stderrCapture ??= new StderrCapture({
       emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
       onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
+      limits: this.stderrLimits,
       limiter: this.stderrLimiter,
     });
     return this.stderrCapture;
+  }
+
+  /** New stderr limits (a configuration change): the running capture switches at once, in a new quota window; later children get them too. */
+  setStderrLimits(limits: StderrLimits): void {
+    this.stderrLimits = limits;
+    this.stderrLimiter = newStderrLimiter(limits);
+    this.log.info({ stderrLimits: limits }, 'stderr limits changed: the new quota applies now, without a restart');
+    this.stderrCapture?.setLimits(limits, this.stderrLimiter);
   }
 
   // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.

@@ -1,7 +1,8 @@
-// What one backend's stderr may put in the service log (decisions §7): at most 20 distinct lines
-// per 10 s window, identical consecutive lines folded into `repeated N times` summaries (at most
-// every 5 s), dropped lines summarized as `suppressed N lines`, and backpressure to that child's
-// pipe only when the capture's own queue exceeds 1 MiB.
+// What one backend's stderr may put in the service log (decisions §7): by default at most 20
+// distinct lines per 10 s window, identical consecutive lines folded into `repeated N times`
+// summaries (at most every 5 s), dropped lines summarized as `suppressed N lines`, and
+// backpressure to that child's pipe only when the capture's own queue exceeds 1 MiB. The limits
+// are the backend's `stderrLimits` (lib/shared/stderr-limits.ts) and can change while it runs.
 //
 // Cost per line in a flood: one string comparison with the previous line and, while the quota is
 // exhausted, one clock read and a counter increment. Dropped lines are never redacted, never
@@ -9,13 +10,13 @@
 // costs one queue entry.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { redactCredentials } from '../shared/sanitize.ts';
-import { MAX_LINE_BYTES } from './line-splitter.ts';
+import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
 
-export const STDERR_LINES_PER_WINDOW = 20;
-export const STDERR_WINDOW_SECONDS = 10;
-export const STDERR_SUMMARY_INTERVAL_MS = 5_000;
+export const STDERR_LINES_PER_WINDOW = DEFAULT_STDERR_LIMITS.linesPerWindow;
+export const STDERR_WINDOW_SECONDS = DEFAULT_STDERR_LIMITS.windowSeconds;
+export const STDERR_SUMMARY_INTERVAL_MS = DEFAULT_STDERR_LIMITS.summaryIntervalSeconds * 1000;
 /** Queue size above which the child's stderr is paused; it resumes below half of it. */
-export const STDERR_QUEUE_HIGH_WATER = 1024 * 1024;
+export const STDERR_QUEUE_HIGH_WATER = DEFAULT_STDERR_LIMITS.queueHighWaterBytes;
 /** Distinct texts with repeat counts kept between two summaries; more count as suppressed. */
 export const STDERR_MAX_REPEATED_TEXTS = 20;
 /** Bytes counted per queued line on top of its length (the entry object itself). */
@@ -51,25 +52,40 @@ export interface StderrLimiter {
   consume(key: string): Promise<{ msBeforeNext: number }>;
 }
 
+/** A fresh quota of `linesPerWindow` points per `windowSeconds`. */
+export function newStderrLimiter(limits: StderrLimits): StderrLimiter {
+  return new RateLimiterMemory({ points: limits.linesPerWindow, duration: limits.windowSeconds });
+}
+
 export interface StderrTimers {
   setInterval(callback: () => void, ms: number): unknown;
   clearInterval(handle: unknown): void;
 }
 
+/** The current child's stderr as the capture drives it. */
+export type CapturedStream = {
+  pause: () => void;
+  resume: () => void;
+  /** The splitter's line cut, when `lineBytes` changes. */
+  setLineBytes: (bytes: number) => void;
+};
+
 export type StderrCaptureOptions = {
-  /** Receives what is to be logged. Called from the capture's loop or its ticker, never from `push`. */
+  /** Receives what is to be logged. Called from the capture's loop, its ticker or `setLimits`, never from `push`. */
   emit: (entry: StderrEntry) => void;
-  /** Called once when the queue exceeds 1 MiB: pause this child's stderr stream. */
+  /** Defaults to the spec's (DEFAULT_STDERR_LIMITS). */
+  limits?: StderrLimits;
+  /** Called once when the queue exceeds the high water: pause this child's stderr stream. */
   pause?: () => void;
-  /** Called once when a paused queue drains below 512 KiB (and on `close`): resume the stream. */
+  /** Called once when a paused queue drains below half of it (and on `close`): resume the stream. */
   resume?: () => void;
   /** A limiter failure that is not a quota rejection; the line is dropped (counted as suppressed). */
   onError?: (error: unknown) => void;
   /** Clock for the quota block; defaults to `Date.now`. */
   now?: () => number;
-  /** Drives the 5 s summary ticker; defaults to the global timers (unref'd). */
+  /** Drives the summary ticker; defaults to the global timers (unref'd). */
   timers?: StderrTimers;
-  /** Defaults to a `RateLimiterMemory` of 20 points per 10 s owned by this capture. */
+  /** Defaults to `newStderrLimiter(limits)`, owned by this capture. */
   limiter?: StderrLimiter;
   /** Limiter key; only matters for a limiter shared between captures. */
   key?: string;
@@ -105,12 +121,14 @@ export class StderrCapture {
   private readonly emitEntry: (entry: StderrEntry) => void;
   private pauseStream: () => void;
   private resumeStream: () => void;
+  private setLineBytes: (bytes: number) => void = () => undefined;
   private readonly onError: (error: unknown) => void;
   private readonly now: () => number;
   private readonly timers: StderrTimers;
-  private readonly limiter: StderrLimiter;
+  private currentLimits: StderrLimits;
+  private limiter: StderrLimiter;
   private readonly key: string;
-  private readonly ticker: unknown;
+  private ticker: unknown;
 
   // Lines waiting for a decision, oldest at `head`. While a line waits, identical lines that
   // follow it only bump its `repeats`.
@@ -146,9 +164,10 @@ export class StderrCapture {
     this.onError = options.onError ?? (() => undefined);
     this.now = options.now ?? Date.now;
     this.timers = options.timers ?? defaultTimers;
-    this.limiter = options.limiter ?? new RateLimiterMemory({ points: STDERR_LINES_PER_WINDOW, duration: STDERR_WINDOW_SECONDS });
+    this.currentLimits = options.limits ?? { ...DEFAULT_STDERR_LIMITS };
+    this.limiter = options.limiter ?? newStderrLimiter(this.currentLimits);
     this.key = options.key ?? 'stderr';
-    this.ticker = this.timers.setInterval(() => this.tick(), STDERR_SUMMARY_INTERVAL_MS);
+    this.ticker = this.startTicker();
   }
 
   /** Approximate memory held by lines waiting for a decision. */
@@ -156,14 +175,39 @@ export class StderrCapture {
     return this.bytes;
   }
 
-  /** One line from the splitter. Synchronous and cheap; empty lines are ignored. */
-  /** Points backpressure at the current child's stream (a restarted backend has a new one). */
-  setFlowControl(pause: () => void, resume: () => void): void {
-    this.pauseStream = pause;
-    this.resumeStream = resume;
-    if (this.paused) pause();
+  get limits(): StderrLimits {
+    return this.currentLimits;
   }
 
+  /** Points backpressure and the line cut at the current child's stream (a restarted backend has a new one). */
+  attach(stream: CapturedStream): void {
+    this.pauseStream = stream.pause;
+    this.resumeStream = stream.resume;
+    this.setLineBytes = stream.setLineBytes;
+    if (this.paused) stream.pause();
+  }
+
+  /**
+   * Switches to new limits at once: the summaries pending so far are emitted (they were counted
+   * under the old limits), a new quota window starts with `limiter`, the ticker takes the new
+   * interval, the stream the new line cut and high water. Queued lines stay queued and are decided
+   * under the new quota.
+   */
+  setLimits(limits: StderrLimits, limiter: StderrLimiter = newStderrLimiter(limits)): void {
+    if (this.closed) return;
+    this.endRun();
+    this.emitSummaries();
+    this.currentLimits = limits;
+    this.limiter = limiter;
+    this.blockedUntil = -Infinity;
+    this.timers.clearInterval(this.ticker);
+    this.ticker = this.startTicker();
+    this.setLineBytes(limits.lineBytes);
+    if (!this.paused && this.bytes > limits.queueHighWaterBytes) this.pause();
+    else if (this.paused && this.bytes < limits.queueHighWaterBytes / 2) this.resume();
+  }
+
+  /** One line from the splitter. Synchronous and cheap; empty lines are ignored. */
   push(line: string, truncated: boolean): void {
     if (this.closed || line.length === 0) return;
     if (line === this.lastLine && truncated === this.lastTruncated) {
@@ -185,10 +229,7 @@ export class StderrCapture {
     }
     this.queue.push({ line, truncated, repeats: 0 });
     this.bytes += line.length + ENTRY_OVERHEAD;
-    if (!this.paused && this.bytes > STDERR_QUEUE_HIGH_WATER) {
-      this.paused = true;
-      this.pauseStream();
-    }
+    if (!this.paused && this.bytes > this.currentLimits.queueHighWaterBytes) this.pause();
     if (!this.running) {
       this.running = true;
       void this.drain();
@@ -224,10 +265,21 @@ export class StderrCapture {
     this.bytes = 0;
     this.repeated.clear();
     this.suppressed = 0;
-    if (this.paused) {
-      this.paused = false;
-      this.resumeStream();
-    }
+    if (this.paused) this.resume();
+  }
+
+  private startTicker(): unknown {
+    return this.timers.setInterval(() => this.tick(), this.currentLimits.summaryIntervalSeconds * 1000);
+  }
+
+  private pause(): void {
+    this.paused = true;
+    this.pauseStream();
+  }
+
+  private resume(): void {
+    this.paused = false;
+    this.resumeStream();
   }
 
   // The single consumer of the queue, so lines are decided and logged in order.
@@ -241,7 +293,7 @@ export class StderrCapture {
         this.dequeue(entry);
         this.endRun();
         if (allowed) {
-          const text = redactCredentials(entry.line, MAX_LINE_BYTES);
+          const text = redactCredentials(entry.line, this.currentLimits.lineBytes);
           this.runLogged = true;
           this.runText = text;
           this.runCount = entry.repeats;
@@ -262,17 +314,22 @@ export class StderrCapture {
   }
 
   private async admit(): Promise<boolean> {
-    try {
-      await this.limiter.consume(this.key);
-      return true;
-    } catch (rejection) {
-      const delay = quotaDelay(rejection);
-      if (delay === null) {
-        this.onError(rejection);
+    for (;;) {
+      const limiter = this.limiter;
+      try {
+        await limiter.consume(this.key);
+        return true;
+      } catch (rejection) {
+        // The limits changed while the old quota answered: the new quota decides.
+        if (limiter !== this.limiter) continue;
+        const delay = quotaDelay(rejection);
+        if (delay === null) {
+          this.onError(rejection);
+          return false;
+        }
+        this.blockedUntil = this.now() + delay;
         return false;
       }
-      this.blockedUntil = this.now() + delay;
-      return false;
     }
   }
 
@@ -286,10 +343,7 @@ export class StderrCapture {
       this.head = 0;
     }
     this.bytes -= entry.line.length + ENTRY_OVERHEAD;
-    if (this.paused && this.bytes < STDERR_QUEUE_HIGH_WATER / 2) {
-      this.paused = false;
-      this.resumeStream();
-    }
+    if (this.paused && this.bytes < this.currentLimits.queueHighWaterBytes / 2) this.resume();
   }
 
   // Moves the repeats of the current logged run into the pending summaries.

@@ -110,14 +110,15 @@ function record(stateDir: string, spec: StdioSpec, pid: number, log: Logger): bo
 
 // Feeds a child's stderr to the capture line by line; returns what takes the listeners off again.
 function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string) => void): () => void {
-  capture.setFlowControl(
-    () => stderr.pause(),
-    () => stderr.resume(),
-  );
   const splitter = new LineSplitter((line, truncated) => {
     if (!line) return;
     onLine(line);
     capture.push(line, truncated);
+  }, capture.limits.lineBytes);
+  capture.attach({
+    pause: () => stderr.pause(),
+    resume: () => stderr.resume(),
+    setLineBytes: (bytes) => (splitter.maxBytes = bytes),
   });
   const onData = (chunk: Buffer) => splitter.push(chunk);
   const onEnd = () => {

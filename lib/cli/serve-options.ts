@@ -2,6 +2,7 @@
 import { type HealthLevel, HEALTH_LEVELS, DEFAULT_HEALTH_LEVEL } from '../main/health/levels.ts';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.ts';
 import { parseExemptList } from '../main/health/rate-limit.ts';
+import { STDERR_LIMIT_KEYS, STDERR_LIMIT_MAX, type StderrLimits } from '../shared/stderr-limits.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
@@ -44,6 +45,17 @@ export type ServeOptions = {
   workerNice: number;
   /** Writable state (backups, socket, child records): default the configuration directory. */
   stateDir: string | undefined;
+  /** Service-wide stderr limits (`--stderr-*`): under each server's own, over the spec's defaults. Only the ones given. */
+  stderrLimits: Partial<StderrLimits>;
+};
+
+/** The flag of each stderr limit; its variable is AGENT_ and the flag in upper snake case. */
+export const STDERR_LIMIT_FLAGS: Readonly<Record<keyof StderrLimits, string>> = {
+  lineBytes: 'stderr-line-bytes',
+  linesPerWindow: 'stderr-lines-per-window',
+  windowSeconds: 'stderr-window-seconds',
+  summaryIntervalSeconds: 'stderr-summary-interval-seconds',
+  queueHighWaterBytes: 'stderr-queue-high-water-bytes',
 };
 
 type Raw = Record<string, unknown>;
@@ -111,6 +123,16 @@ function hosts(found: { value: unknown; from: string } | undefined): string[] {
   return entries;
 }
 
+function stderrLimits(flags: Raw, env: Record<string, string | undefined>): Partial<StderrLimits> {
+  const limits: Partial<StderrLimits> = {};
+  for (const key of STDERR_LIMIT_KEYS) {
+    const flag = STDERR_LIMIT_FLAGS[key];
+    const found = pick(flags, env, flag, `AGENT_${flag.replace(/-/g, '_').toUpperCase()}`);
+    if (found) limits[key] = integer(found, 0, 1, STDERR_LIMIT_MAX[key]);
+  }
+  return limits;
+}
+
 export function parseServeOptions(flags: Raw, env: Record<string, string | undefined>): ServeOptions {
   const level = pick(flags, env, 'health-info-level', 'AGENT_HEALTH_INFO_LEVEL');
   const exemptFound = pick(flags, env, 'health-rate-exempt', 'AGENT_HEALTH_RATE_EXEMPT');
@@ -144,6 +166,7 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     mcpWorkers: integer(pick(flags, env, 'mcp-workers', 'AGENT_MCP_WORKERS'), 1, 1, 64),
     workerNice: integer(pick(flags, env, 'worker-nice', 'AGENT_WORKER_NICE'), DEFAULT_WORKER_NICE, 0, 19),
     stateDir: text(pick(flags, env, 'state-dir', 'AGENT_STATE_DIR')),
+    stderrLimits: stderrLimits(flags, env),
   };
   if (!options.http && options.transport !== 'stdio') throw new UsageError('Expected --no-http only with --transport stdio: otherwise nothing would be served');
   return options;

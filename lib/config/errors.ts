@@ -113,13 +113,20 @@ function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
 
 // Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
 export function problemsFromZod(file: string, prefix: readonly PropertyKey[], error: z.ZodError): ConfigProblem[] {
-  return error.issues.flatMap(expandUnion).map((issue) => {
+  return error.issues.flatMap(expandUnion).flatMap((issue): ConfigProblem[] => {
+    // A strict object's unknown keys: one problem per key, at that key.
+    if (issue.code === 'unrecognized_keys') {
+      const expected = /^Unrecognized/.test(issue.message) ? 'no such key' : issue.message;
+      return issue.keys.map((key) => ({ file, path: jsonPath([...prefix, ...issue.path, key]), expected, found: `the key ${JSON.stringify(key)}` }));
+    }
     const input = 'input' in issue ? issue.input : undefined;
-    return {
-      file,
-      path: jsonPath([...prefix, ...issue.path]),
-      expected: expectedOf(issue),
-      found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input),
-    };
+    return [
+      {
+        file,
+        path: jsonPath([...prefix, ...issue.path]),
+        expected: expectedOf(issue),
+        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input),
+      },
+    ];
   });
 }

@@ -12,7 +12,7 @@ const INHERITED_WHEN_MISSING = [
   'restartDelay',
   'nice',
 ] as const;
-const STDIO_ONLY = new Set<string>(['inheritParentEnv', 'envFilter', 'restartOnExit', 'maxRestarts', 'restartDelay', 'env', 'nice']);
+const STDIO_ONLY = new Set<string>(['inheritParentEnv', 'envFilter', 'restartOnExit', 'maxRestarts', 'restartDelay', 'env', 'nice', 'stderrLimits']);
 
 // Rules 1 and 2 of serverDefaults merging, plus decisions §10 for mixed forms (the server's value replaces).
 function mergeEnv(defaults: EnvForm | undefined, server: EnvForm | undefined): EnvForm | undefined {
@@ -50,6 +50,14 @@ export function mergeServerDefaults(defaults: ServerDefaults | undefined, server
   if (server.oauth === undefined && defaults.oauth !== undefined) {
     entry.oauth = defaults.oauth;
     inherited.push('oauth');
+  }
+  // decisions §2: objects key by key, the server's keys win.
+  if (applies('stderrLimits') && defaults.stderrLimits !== undefined) {
+    const merged = { ...defaults.stderrLimits, ...server.stderrLimits };
+    if (Object.keys(merged).some((key) => server.stderrLimits?.[key as keyof typeof merged] === undefined)) {
+      entry.stderrLimits = merged;
+      inherited.push('stderrLimits');
+    }
   }
   for (const key of INHERITED_WHEN_MISSING) {
     if (!applies(key) || server[key] !== undefined || defaults[key] === undefined) continue;

@@ -164,6 +164,7 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
           restartDelay: e.restartDelay ?? DEFAULT_RESTART_DELAY,
         },
         ...(e.nice !== undefined ? { nice: e.nice } : {}),
+        ...(e.stderrLimits !== undefined && Object.keys(e.stderrLimits).length > 0 ? { stderrLimits: e.stderrLimits } : {}),
       },
     };
   }

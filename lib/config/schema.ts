@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STDERR_LIMIT_KEYS, STDERR_LIMIT_MAX, type StderrLimits } from '../shared/stderr-limits.ts';
 
 // Schemas for the raw JSON of mcp.json. Semantics (type inference, defaults, merge) live in normalize.ts.
 
@@ -8,6 +9,18 @@ export const TAG_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 const milliseconds = z.number().int().positive().max(2_147_483_647);
 // A scheduling priority below the service's (decisions §2): 0 (normal) to 19 (lowest).
 const niceValue = z.number().int().min(0).max(19);
+const stderrLimit = (key: keyof StderrLimits) => z.number().int().positive().max(STDERR_LIMIT_MAX[key]).optional();
+// Strict: a misspelt limit would otherwise be silently ignored.
+const stderrLimits = z.strictObject(
+  {
+    lineBytes: stderrLimit('lineBytes'),
+    linesPerWindow: stderrLimit('linesPerWindow'),
+    windowSeconds: stderrLimit('windowSeconds'),
+    summaryIntervalSeconds: stderrLimit('summaryIntervalSeconds'),
+    queueHighWaterBytes: stderrLimit('queueHighWaterBytes'),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `one of the keys ${STDERR_LIMIT_KEYS.join(', ')}` : undefined) },
+);
 const envForm = z.union([
   z.record(z.string(), z.string()),
   z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/s, 'a `KEY=value` or bare `KEY` entry')),
@@ -26,6 +39,7 @@ export const serverDefaultsSchema = z.object({
   maxRestarts: z.number().int().nonnegative().optional(),
   restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
   nice: niceValue.optional(),
+  stderrLimits: stderrLimits.optional(),
 });
 
 export const serverEntrySchema = z.object({
@@ -54,6 +68,7 @@ export const serverEntrySchema = z.object({
   maxRestarts: z.number().int().nonnegative().optional(),
   restartDelay: z.number().int().nonnegative().max(3_600_000).optional(),
   nice: niceValue.optional(),
+  stderrLimits: stderrLimits.optional(),
 });
 
 export type ServerDefaults = z.infer<typeof serverDefaultsSchema>;

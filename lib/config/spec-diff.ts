@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { BackendSpec } from './types.ts';
 
-// Keys that change what clients see of a backend but not the backend itself: applied without a restart.
-export const METADATA_KEYS = ['tags', 'disabledTools', 'toolDescriptionOverrides'] as const;
+// Keys that change what clients see of a backend, or how its stderr is logged, but not the
+// backend itself: applied without a restart (stderrLimits by the running worker's capture).
+export const METADATA_KEYS = ['tags', 'disabledTools', 'toolDescriptionOverrides', 'stderrLimits'] as const;
 
 export type SpecChange = 'none' | 'metadata' | 'restart';
 

@@ -1,3 +1,4 @@
+import type { StderrLimits } from '../shared/stderr-limits.ts';
 import type { ConfigProblem } from './errors.ts';
 
 export type ProtocolMode = 'legacy' | '2026-07-28' | 'auto';
@@ -32,6 +33,8 @@ export type StdioSpec = CommonSpec & {
   supervision: SupervisionPolicy;
   /** Scheduling priority of the child (0-19); the worker raises it to at least `--worker-nice`. */
   nice?: number;
+  /** The limits set in mcp.json (server, then serverDefaults); the service's flags and the spec's defaults fill the rest. */
+  stderrLimits?: Partial<StderrLimits>;
 };
 
 export type RemoteSpec = CommonSpec & {

@@ -33,6 +33,8 @@ export type McpEndpointsOptions = {
   sessionPrefix?: string;
   /** 2025 and SSE sessions this hub keeps at most. */
   maxSessions?: number;
+  /** Largest request body the SDK reads (the main thread enforces the same limit first). */
+  maxMessageBytes?: number;
 };
 
 // 2026-07-28 requests name their method in a header: discovery and lists wait for the initial load.
@@ -53,6 +55,7 @@ function tagFilterOf(request: Request): BackendFilter | Response {
 
 export function createMcpEndpoints(options: McpEndpointsOptions) {
   const { catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad, sessionPrefix = '', maxSessions = Infinity } = options;
+  const maxRequestBodySize = options.maxMessageBytes ?? 16 * 1024 * 1024;
   const streamable = new Map<string, Session>();
   const sse = new Map<string, Session & { transport: LegacySseServerTransport }>();
   const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter, lazyTools });
@@ -73,6 +76,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
 
   const modern = createMcpHandler((ctx) => serverFor(ctx.requestInfo ? filterFromQuery(new URL(ctx.requestInfo.url).searchParams) : null), {
     legacy: 'reject',
+    maxRequestBodySize,
     onerror: (error) => log.debug({ err: error.message }, 'MCP (2026-07-28) request error'),
   });
 
@@ -92,6 +96,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     await initialLoad?.settled();
     const server = serverFor(filter);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      maxRequestBodySize,
       sessionIdGenerator: () => `${sessionPrefix}${randomUUID()}`,
       onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now() }),
     });
@@ -108,7 +113,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     const filter = tagFilterOf(request);
     if (filter instanceof Response) return filter;
     // Only 2025 sessions carry a session id: skip the body sniffing for them.
-    const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request));
+    const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize }));
     if (isLegacy) return legacy(request, filter);
     if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
     return modern.fetch(request);

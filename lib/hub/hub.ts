@@ -59,6 +59,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
           sessionPrefix: `h${settings.index}-`,
           // The cap is the service's: each of n hubs keeps its share.
           maxSessions: Math.max(1, Math.ceil(settings.maxSessions / settings.hubs)),
+          maxMessageBytes: settings.maxMessageBytes,
         })
       : null;
   const app = createHubApp({ mcp, rest: createRestHandlers({ source: backends, tokens }) });

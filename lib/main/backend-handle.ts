@@ -2,6 +2,7 @@
 // backend-events.ts into the state table) and, for supervised stdio backends, the supervisor.
 // Calls do not pass here: the hubs reach the worker over direct channels this handle opens.
 // A worker that dies is a backend failure; the main thread carries on.
+import { isDeepStrictEqual } from 'node:util';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -11,6 +12,7 @@ import type { Logger, LogFormat, LogLevel } from '../shared/logger.ts';
 import type { Inventory } from '../shared/messages/calls.ts';
 import type { BackendApi, BackendWorkerData, WorkerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { resolveStderrLimits, type StderrLimits } from '../shared/stderr-limits.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
 import { Supervisor } from './supervision/driver.ts';
@@ -36,8 +38,10 @@ export type HandleOptions = {
   stateDir: string | null;
   /** Nice value of backend workers and children (`--worker-nice`). */
   workerNice: number;
+  /** Service-wide stderr limits (`--stderr-*`), under each server's own `stderrLimits`. */
+  stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
-  workerFile?: string;
+  worker?: { file: string; workerData: Record<string, unknown> };
 };
 
 const WORKER_YOUNG_GENERATION_MB = 4;
@@ -99,12 +103,20 @@ export class BackendHandle {
     return this.currentSpec;
   }
 
-  /** Tags, disabledTools, description overrides: what clients see, not the backend itself. */
+  /** Tags, disabledTools, description overrides: what clients see; stderr limits: how the worker logs stderr. Not the backend itself. */
   updateMetadata(spec: BackendSpec): void {
+    const limits = this.stderrLimits;
     this.currentSpec = spec;
     this.state.tags = spec.tags;
     this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
     this.options.onFacts?.(this.name);
+    // A worker made later starts with the new spec; the current one is told.
+    if (!isDeepStrictEqual(limits, this.stderrLimits)) void this.api?.setStderrLimits(this.stderrLimits).catch(() => undefined);
+  }
+
+  /** The effective stderr limits: the server's (serverDefaults merged in), else the service's flags, else the spec's. */
+  private get stderrLimits(): StderrLimits {
+    return resolveStderrLimits(this.spec.type === 'stdio' ? this.spec.stderrLimits : undefined, this.options.stderrLimits);
   }
 
   private get log() {
@@ -147,7 +159,7 @@ export class BackendHandle {
   }
 
   private createWorker(): void {
-    const { file, workerData } = this.options.workerFile ? { file: this.options.workerFile, workerData: {} } : workerEntry('backend');
+    const { file, workerData } = this.options.worker ?? workerEntry('backend');
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
       ...workerData,
@@ -159,6 +171,7 @@ export class BackendHandle {
       maxMessageBytes: this.options.maxMessageBytes,
       stateDir: this.options.stateDir,
       nice: this.nice,
+      stderrLimits: this.stderrLimits,
     };
     const worker = new Worker(file, {
       workerData: data,

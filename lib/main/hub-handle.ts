@@ -22,8 +22,9 @@ export type HubHandleOptions = {
   onUp: (hub: HubHandle) => void;
   /** The hub died; it is being restarted. */
   onDown?: (hub: HubHandle) => void;
-  /** Applies the hub's priority to its thread once it runs (see priority.ts). */
   workerResourceLimits?: { maxYoungGenerationSizeMb: number };
+  /** A worker entry in place of workers/hub.ts (tests: fixtures named after a failure). */
+  worker?: { file: string; workerData: Record<string, unknown> };
 };
 
 export class HubHandle {
@@ -71,7 +72,7 @@ export class HubHandle {
 
   private spawn(): void {
     if (this.stopping) return;
-    const { file, workerData } = workerEntry('hub');
+    const { file, workerData } = this.options.worker ?? workerEntry('hub');
     const channel = new MessageChannel();
     const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: this.settings, pump: channel.port2 };
     const worker = new Worker(file, {

@@ -32,6 +32,8 @@ export type HubPoolOptions = {
   onUp?: (hub: HubHandle) => void;
   onDown?: (hub: HubHandle) => void;
   workerResourceLimits?: { maxYoungGenerationSizeMb: number };
+  /** A hub worker entry in place of workers/hub.ts (tests). */
+  worker?: { file: string; workerData: Record<string, unknown> };
 };
 
 /** Requests held at most while the first hub starts (beyond: 503). */
@@ -68,6 +70,7 @@ export class HubPool {
             },
             ...(options.onDown ? { onDown: options.onDown } : {}),
             ...(options.workerResourceLimits ? { workerResourceLimits: options.workerResourceLimits } : {}),
+            ...(options.worker ? { worker: options.worker } : {}),
           },
         ),
     );

@@ -73,7 +73,10 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function serve(options: ServeOptions): Promise<RunningService> {
+/** What tests put in place of the real worker entries (fixtures named after a failure). */
+export type ServeSeams = { hubWorker?: { file: string; workerData: Record<string, unknown> } };
+
+export async function serve(options: ServeOptions, seams: ServeSeams = {}): Promise<RunningService> {
   const startedAt = Date.now();
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
@@ -108,6 +111,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     maxMessageBytes: options.maxMessageBytes,
     stateDir,
     workerNice: options.workerNice,
+    stderrLimits: options.stderrLimits,
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
       for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
@@ -164,6 +168,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       backends: () => table.backends,
       disabled: () => table.disabled,
       configAttempted: () => reloader.attempted,
+      ...(seams.hubWorker ? { worker: seams.hubWorker } : {}),
       wireBackends: (hub) => {
         for (const handle of registry.all()) wire(hub, handle);
       },

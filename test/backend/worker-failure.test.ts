@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BackendApi, BackendWorkerData, WorkerEvent } from '../../lib/shared/messages/state-events.ts';
+import { DEFAULT_STDERR_LIMITS } from '../../lib/shared/stderr-limits.ts';
 import { isAlive } from '../helpers/processes.ts';
 import { commandSpec, FIXTURES } from './helpers/runner-harness.ts';
 
@@ -76,6 +77,7 @@ async function runOnce(fixture: FixtureName): Promise<Run> {
     maxMessageBytes: 1024 * 1024,
     stateDir: null,
     nice: 0,
+    stderrLimits: DEFAULT_STDERR_LIMITS,
   };
   // execArgv: [] — a plain bundle needs no tsx, whose loader hooks would slow every worker down.
   const worker = new Worker(bundles[fixture], { workerData, transferList: [channel.port2], stdout: true, stderr: true, execArgv: [] });

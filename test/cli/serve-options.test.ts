@@ -25,6 +25,7 @@ const DEFAULTS: ServeOptions = {
   mcpWorkers: 1,
   workerNice: 10,
   stateDir: undefined,
+  stderrLimits: {},
 };
 
 type Env = Record<string, string | undefined>;
@@ -84,6 +85,20 @@ const valueCases: Array<[title: string, flags: Record<string, unknown>, env: Env
   ['--health-rate-exempt beats AGENT_HEALTH_RATE_EXEMPT', { 'health-rate-exempt': '127.0.0.1' }, { AGENT_HEALTH_RATE_EXEMPT: '10.0.0.0/8' }, { healthRateExempt: ['127.0.0.1'] }],
   ['a valid flag hides an invalid variable', { 'health-info-level': 'full' }, { AGENT_HEALTH_INFO_LEVEL: 'verbose' }, { healthInfoLevel: 'full' }],
   ['an empty flag falls back to the variable', { config: '' }, { AGENT_CONFIG: '/env.json' }, { config: '/env.json' }],
+
+  // service-wide stderr limits: only the ones given; a flag beats its variable, key by key
+  ['--stderr-line-bytes', { 'stderr-line-bytes': 1024 }, {}, { stderrLimits: { lineBytes: 1024 } }],
+  ['--stderr-lines-per-window as a string', { 'stderr-lines-per-window': '100' }, {}, { stderrLimits: { linesPerWindow: 100 } }],
+  ['--stderr-window-seconds', { 'stderr-window-seconds': 60 }, {}, { stderrLimits: { windowSeconds: 60 } }],
+  ['--stderr-summary-interval-seconds', { 'stderr-summary-interval-seconds': 1 }, {}, { stderrLimits: { summaryIntervalSeconds: 1 } }],
+  ['--stderr-queue-high-water-bytes', { 'stderr-queue-high-water-bytes': 8_388_608 }, {}, { stderrLimits: { queueHighWaterBytes: 8_388_608 } }],
+  ['AGENT_STDERR_* variables', {}, {
+    AGENT_STDERR_LINE_BYTES: '65536', AGENT_STDERR_LINES_PER_WINDOW: '1000', AGENT_STDERR_WINDOW_SECONDS: '30',
+    AGENT_STDERR_SUMMARY_INTERVAL_SECONDS: '10', AGENT_STDERR_QUEUE_HIGH_WATER_BYTES: '262144',
+  }, { stderrLimits: { lineBytes: 65_536, linesPerWindow: 1000, windowSeconds: 30, summaryIntervalSeconds: 10, queueHighWaterBytes: 262_144 } }],
+  ['--stderr-lines-per-window beats AGENT_STDERR_LINES_PER_WINDOW; the other variable still applies', { 'stderr-lines-per-window': 5 }, { AGENT_STDERR_LINES_PER_WINDOW: '500', AGENT_STDERR_WINDOW_SECONDS: '2' }, { stderrLimits: { linesPerWindow: 5, windowSeconds: 2 } }],
+  ['the largest values are accepted', { 'stderr-line-bytes': 1_048_576, 'stderr-queue-high-water-bytes': 67_108_864 }, {}, { stderrLimits: { lineBytes: 1_048_576, queueHighWaterBytes: 67_108_864 } }],
+  ['an empty AGENT_STDERR_* value counts as unset', {}, { AGENT_STDERR_LINE_BYTES: '' }, {}],
 ];
 
 for (const [title, flags, env, expected] of valueCases) {
@@ -109,6 +124,13 @@ const errorCases: Array<[title: string, flags: Record<string, unknown>, env: Env
   ['bad exempt CIDR from AGENT_HEALTH_RATE_EXEMPT', {}, { AGENT_HEALTH_RATE_EXEMPT: 'fd00::/129' }, 'Expected AGENT_HEALTH_RATE_EXEMPT to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "fd00::/129"'],
   ['--config given twice', { config: ['a.json', 'b.json'] }, {}, 'Expected --config to be given once with a value, got ["a.json","b.json"]'],
   ['--config-dir without a value', { 'config-dir': true }, {}, 'Expected --config-dir to be given once with a value, got true'],
+  ['--stderr-line-bytes of 0', { 'stderr-line-bytes': 0 }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "0"'],
+  ['--stderr-line-bytes with a unit', { 'stderr-line-bytes': '8k' }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "8k"'],
+  ['--stderr-lines-per-window above a million', { 'stderr-lines-per-window': 1_000_001 }, {}, 'Expected --stderr-lines-per-window to be a whole number from 1 to 1000000, got "1000001"'],
+  ['negative AGENT_STDERR_WINDOW_SECONDS', {}, { AGENT_STDERR_WINDOW_SECONDS: '-10' }, 'Expected AGENT_STDERR_WINDOW_SECONDS to be a whole number from 1 to 3600, got "-10"'],
+  ['fractional --stderr-summary-interval-seconds', { 'stderr-summary-interval-seconds': '0.5' }, {}, 'Expected --stderr-summary-interval-seconds to be a whole number from 1 to 3600, got "0.5"'],
+  ['AGENT_STDERR_QUEUE_HIGH_WATER_BYTES above 64 MiB', {}, { AGENT_STDERR_QUEUE_HIGH_WATER_BYTES: '67108865' }, 'Expected AGENT_STDERR_QUEUE_HIGH_WATER_BYTES to be a whole number from 1 to 67108864, got "67108865"'],
+  ['--stderr-line-bytes without a value', { 'stderr-line-bytes': true }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "true"'],
 ];
 
 for (const [title, flags, env, message] of errorCases) {

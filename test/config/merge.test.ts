@@ -82,6 +82,15 @@ const cases: Array<[name: string, input: Omit<Case, 'entry' | 'inherited'>, expe
   ['rule 7 :: restart settings ignored for http', { defaults: { restartOnExit: true, maxRestarts: 2, restartDelay: 250 }, server: { ...http }, stdio: false }, { entry: { ...http }, inherited: [] }],
   ['rule 7 :: restart settings ignored for sse', { defaults: { restartOnExit: true, maxRestarts: 2, restartDelay: 250 }, server: { type: 'sse', ...http }, stdio: false }, { entry: { type: 'sse', ...http }, inherited: [] }],
   ['rule 7 :: explicit restart values on the server win', { defaults: { restartOnExit: true, maxRestarts: 2, restartDelay: 250 }, server: { ...stdio, restartOnExit: false, maxRestarts: 9, restartDelay: 4000 }, stdio: true }, { entry: { ...stdio, restartOnExit: false, maxRestarts: 9, restartDelay: 4000 }, inherited: [] }],
+
+  // decisions §2: stderrLimits merged key by key like the restart settings, stdio only
+  ['stderrLimits :: inherited whole when the server has none', { defaults: { stderrLimits: { linesPerWindow: 100, lineBytes: 1024 } }, server: { ...stdio }, stdio: true }, { entry: { ...stdio, stderrLimits: { linesPerWindow: 100, lineBytes: 1024 } }, inherited: ['stderrLimits'] }],
+  ['stderrLimits :: merged key by key, the server\'s keys win', { defaults: { stderrLimits: { linesPerWindow: 100, lineBytes: 1024 } }, server: { ...stdio, stderrLimits: { lineBytes: 65_536, queueHighWaterBytes: 262_144 } }, stdio: true }, { entry: { ...stdio, stderrLimits: { linesPerWindow: 100, lineBytes: 65_536, queueHighWaterBytes: 262_144 } }, inherited: ['stderrLimits'] }],
+  ['stderrLimits :: every key set on the server: nothing inherited', { defaults: { stderrLimits: { lineBytes: 1024 } }, server: { ...stdio, stderrLimits: { lineBytes: 2048, windowSeconds: 5 } }, stdio: true }, { entry: { ...stdio, stderrLimits: { lineBytes: 2048, windowSeconds: 5 } }, inherited: [] }],
+  ['stderrLimits :: empty defaults change nothing', { defaults: { stderrLimits: {} }, server: { ...stdio }, stdio: true }, { entry: { ...stdio }, inherited: [] }],
+  ['stderrLimits :: ignored for http', { defaults: { stderrLimits: { linesPerWindow: 100 } }, server: { ...http }, stdio: false }, { entry: { ...http }, inherited: [] }],
+  ['stderrLimits :: ignored for sse', { defaults: { stderrLimits: { linesPerWindow: 100 } }, server: { type: 'sse', ...http }, stdio: false }, { entry: { type: 'sse', ...http }, inherited: [] }],
+  ['stderrLimits :: ignored for streamableHttp, the server\'s own left as written', { defaults: { stderrLimits: { linesPerWindow: 100 } }, server: { type: 'streamableHttp', ...http, stderrLimits: { lineBytes: 1024 } }, stdio: false }, { entry: { type: 'streamableHttp', ...http, stderrLimits: { lineBytes: 1024 } }, inherited: [] }],
 ];
 
 for (const [name, input, expected] of cases) {
@@ -92,6 +101,15 @@ test('merge :: server keys unrelated to serverDefaults pass through', () => {
   const server: ServerEntry = { command: 'node', args: ['a'], cwd: '/tmp', tags: ['t'], disabledTools: ['x'], stderr: 'inherit', protocolVersion: 'legacy' };
   const { entry } = mergeServerDefaults({ timeout: 100 }, server, true);
   assert.equal(entry, { ...server, timeout: 100 });
+});
+
+test('merge :: merged stderrLimits are a new object', () => {
+  const defaults: ServerDefaults = { stderrLimits: { lineBytes: 1024 } };
+  const server: ServerEntry = { command: 'node', stderrLimits: { windowSeconds: 5 } };
+  const merged = mergeServerDefaults(defaults, server, true).entry.stderrLimits!;
+  merged.linesPerWindow = 1;
+  assert.equal(defaults.stderrLimits, { lineBytes: 1024 });
+  assert.equal(server.stderrLimits, { windowSeconds: 5 });
 });
 
 test('merge :: merged env object is a new object', () => {

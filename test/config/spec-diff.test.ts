@@ -19,8 +19,16 @@ const cases: [string, Partial<StdioSpec>, 'none' | 'metadata' | 'restart'][] = [
   ['a timeout', { requestTimeout: 1 }, 'restart'],
   ['supervision', { supervision: { restartOnExit: true, maxRestarts: 5, restartDelay: 1000 } }, 'restart'],
   ['tags and args', { tags: ['y'], args: [] }, 'restart'],
+  ['stderrLimits set', { stderrLimits: { linesPerWindow: 2 } }, 'metadata'],
+  ['stderrLimits and tags', { stderrLimits: { lineBytes: 1024 }, tags: ['y'] }, 'metadata'],
+  ['stderrLimits and env', { stderrLimits: { lineBytes: 1024 }, env: { A: '2' } }, 'restart'],
 ];
 for (const [name, change, expected] of cases) {
   test(`spec-diff :: ${name} → ${expected}`, () => assert.is(specChange(base, { ...base, ...change }), expected));
 }
+test('spec-diff :: stderrLimits changed or removed → metadata', () => {
+  const limited: StdioSpec = { ...base, stderrLimits: { linesPerWindow: 2 } };
+  assert.is(specChange(limited, { ...base, stderrLimits: { linesPerWindow: 3 } }), 'metadata');
+  assert.is(specChange(limited, base), 'metadata');
+});
 test.run();

@@ -51,6 +51,7 @@ function documentProblems(raw: unknown): string[] {
 }
 
 const P = (path: string, rest: string) => `${FILE} at ${path}: ${rest}`;
+const LIMIT_KEYS = 'lineBytes, linesPerWindow, windowSeconds, summaryIntervalSeconds, queueHighWaterBytes';
 
 // ---- invalid server entries ------------------------------------------------------------------
 
@@ -86,6 +87,27 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
     P('mcpServers.a.command', 'expected a string, found the number 5'),
     P('mcpServers.a.args', 'expected an array, found the string "x"'),
   ]],
+
+  // stderrLimits (decisions §2): positive whole numbers up to a maximum, no unknown keys
+  ['stderrLimits is a number', 'a', { command: 'node', stderrLimits: 5 }, P('mcpServers.a.stderrLimits', 'expected an object, found the number 5')],
+  ['stderrLimits is an array', 'a', { command: 'node', stderrLimits: [] }, P('mcpServers.a.stderrLimits', 'expected an object, found an array of 0')],
+  ['stderrLimits.lineBytes is zero', 'a', { command: 'node', stderrLimits: { lineBytes: 0 } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a value greater than 0, found the number 0')],
+  ['stderrLimits.lineBytes is a string', 'a', { command: 'node', stderrLimits: { lineBytes: '8k' } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a number, found the string "8k"')],
+  ['stderrLimits.lineBytes above 1 MiB', 'a', { command: 'node', stderrLimits: { lineBytes: 1_048_577 } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a value of at most 1048576, found the number 1048577')],
+  ['stderrLimits.linesPerWindow is fractional', 'a', { command: 'node', stderrLimits: { linesPerWindow: 2.5 } }, P('mcpServers.a.stderrLimits.linesPerWindow', 'expected a whole number, found the number 2.5')],
+  ['stderrLimits.linesPerWindow is negative', 'a', { command: 'node', stderrLimits: { linesPerWindow: -1 } }, P('mcpServers.a.stderrLimits.linesPerWindow', 'expected a value greater than 0, found the number -1')],
+  ['stderrLimits.linesPerWindow above a million', 'a', { command: 'node', stderrLimits: { linesPerWindow: 1_000_001 } }, P('mcpServers.a.stderrLimits.linesPerWindow', 'expected a value of at most 1000000, found the number 1000001')],
+  ['stderrLimits.windowSeconds above an hour', 'a', { command: 'node', stderrLimits: { windowSeconds: 3601 } }, P('mcpServers.a.stderrLimits.windowSeconds', 'expected a value of at most 3600, found the number 3601')],
+  ['stderrLimits.summaryIntervalSeconds is null', 'a', { command: 'node', stderrLimits: { summaryIntervalSeconds: null } }, P('mcpServers.a.stderrLimits.summaryIntervalSeconds', 'expected a number, found null')],
+  ['stderrLimits.summaryIntervalSeconds above an hour', 'a', { command: 'node', stderrLimits: { summaryIntervalSeconds: 7200 } }, P('mcpServers.a.stderrLimits.summaryIntervalSeconds', 'expected a value of at most 3600, found the number 7200')],
+  ['stderrLimits.queueHighWaterBytes above 64 MiB', 'a', { command: 'node', stderrLimits: { queueHighWaterBytes: 67_108_865 } }, P('mcpServers.a.stderrLimits.queueHighWaterBytes', 'expected a value of at most 67108864, found the number 67108865')],
+  ['stderrLimits with an unknown key', 'a', { command: 'node', stderrLimits: { lines: 100 } }, P('mcpServers.a.stderrLimits.lines', `expected one of the keys ${LIMIT_KEYS}, found the key "lines"`)],
+  ['stderrLimits with two unknown keys and a bad value', 'a', { command: 'node', stderrLimits: { lineBytes: 0, maxLines: 5, 'window seconds': 2 } }, [
+    P('mcpServers.a.stderrLimits.lineBytes', 'expected a value greater than 0, found the number 0'),
+    P('mcpServers.a.stderrLimits.maxLines', `expected one of the keys ${LIMIT_KEYS}, found the key "maxLines"`),
+    P('mcpServers.a.stderrLimits["window seconds"]', `expected one of the keys ${LIMIT_KEYS}, found the key "window seconds"`),
+  ]],
+  ['stderrLimits of a remote server is still validated', 'a', { url: 'http://h.test', stderrLimits: { lineBytes: 'big' } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a number, found the string "big"')],
 
   // env forms
   ['env is a string', 'a', { command: 'node', env: 'A=1' }, P('mcpServers.a.env', 'expected an object or an array, found the string "A=1"')],
@@ -216,6 +238,9 @@ const documentCases: Array<[title: string, raw: unknown, expected: string[]]> = 
   ['serverDefaults env object with a number', { mcpServers: {}, serverDefaults: { env: { PORT: 1 } } }, [P('serverDefaults.env.PORT', 'expected a string, found the number 1')]],
   ['serverDefaults headers not strings', { mcpServers: {}, serverDefaults: { headers: { 'X-A': ['v'] } } }, [P('serverDefaults.headers.X-A', 'expected a string, found an array of 1')]],
   ['serverDefaults maxRestarts negative', { mcpServers: {}, serverDefaults: { maxRestarts: -2 } }, [P('serverDefaults.maxRestarts', 'expected a value of at least 0, found the number -2')]],
+  ['serverDefaults stderrLimits with a bad value', { mcpServers: {}, serverDefaults: { stderrLimits: { windowSeconds: 0 } } }, [P('serverDefaults.stderrLimits.windowSeconds', 'expected a value greater than 0, found the number 0')]],
+  // Unknown serverDefaults keys only warn; an unknown limit is an error, like on a server.
+  ['serverDefaults stderrLimits with an unknown key', { mcpServers: {}, serverDefaults: { stderrLimits: { lineByte: 1024 } } }, [P('serverDefaults.stderrLimits.lineByte', `expected one of the keys ${LIMIT_KEYS}, found the key "lineByte"`)]],
   ['several document problems together', { mcpServers: 'x', serverDefaults: { timeout: -1 } }, [
     P('mcpServers', 'expected an object, found the string "x"'),
     P('serverDefaults.timeout', 'expected a value greater than 0, found the number -1'),
@@ -431,6 +456,27 @@ test('validation :: serverDefaults flow into the spec', () => {
   const remote = remoteSpec(valid('b', { url: 'http://h.test' }, defaults));
   assert.equal(remote.headers, { 'X-Team': 'core' });
   assert.is('env' in remote, false);
+});
+
+test('validation :: stderrLimits reach the stdio spec; serverDefaults fill in key by key', () => {
+  assert.equal(stdioSpec(valid('a', { command: 'node', stderrLimits: { linesPerWindow: 100 } })).stderrLimits, { linesPerWindow: 100 });
+  const defaults: ServerDefaults = { stderrLimits: { linesPerWindow: 1000, lineBytes: 1024 } };
+  const merged = valid('b', { command: 'node', stderrLimits: { lineBytes: 65_536, windowSeconds: 30 } }, defaults);
+  assert.equal(stdioSpec(merged).stderrLimits, { linesPerWindow: 1000, lineBytes: 65_536, windowSeconds: 30 });
+  assert.equal(merged.inherited, ['stderrLimits']);
+  assert.equal(stdioSpec(valid('c', { command: 'node' }, defaults)).stderrLimits, { linesPerWindow: 1000, lineBytes: 1024 });
+});
+
+test('validation :: stderrLimits are not part of a remote spec, nor inherited by one', () => {
+  for (const type of ['http', 'sse', 'streamableHttp']) {
+    const s = valid('r', { type, url: 'http://h.test/mcp', stderrLimits: { lineBytes: 1024 } }, { stderrLimits: { linesPerWindow: 5 } });
+    assert.not.ok('stderrLimits' in s.spec!, type);
+    assert.equal(s.inherited, [], type);
+  }
+});
+
+test('validation :: empty stderrLimits leave the spec without them', () => {
+  assert.not.ok('stderrLimits' in valid('a', { command: 'node', stderrLimits: {} }, { stderrLimits: {} }).spec!);
 });
 
 test('validation :: tool filtering fields are kept (trimmed)', () => {

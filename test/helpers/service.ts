@@ -50,16 +50,26 @@ export async function poll<T>(probe: () => Promise<T | undefined | false>, what:
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
-export type StartOptions = { config?: unknown; args?: string[]; env?: Record<string, string>; configText?: string };
+export type StartOptions = {
+  config?: unknown;
+  args?: string[];
+  env?: Record<string, string>;
+  configText?: string;
+  /** A test entry in place of `bin/agent.ts serve` (it takes the same serve options). */
+  entry?: string;
+  /** Use this configuration directory (kept on stop) instead of a fresh one. */
+  dir?: string;
+};
 
 export async function startService(options: StartOptions = {}): Promise<Service> {
-  const dir = tempDir();
+  const dir = options.dir ?? tempDir();
+  const keep = options.dir !== undefined;
   const configFile = path.join(dir, 'mcp.json');
   if (options.configText !== undefined) fs.writeFileSync(configFile, options.configText);
   else if (options.config !== undefined) writeConfig(configFile, options.config);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])],
+    ['--import', 'tsx', ...(options.entry ? [options.entry] : [path.join(ROOT, 'bin/agent.ts'), 'serve']), '--port', '0', '--config', configFile, ...(options.args ?? [])],
     { cwd: ROOT, env: { ...process.env, AGENT_HEALTH_INFO_LEVEL: '', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const logs: LogLine[] = [];
@@ -113,7 +123,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     // Never leave a half-started service (and its backends) behind: SIGTERM stops them all.
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   const port = Number(listening.port);
@@ -135,7 +145,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const result = await exited;
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!keep) fs.rmSync(dir, { recursive: true, force: true });
       return result;
     },
   };

@@ -4,6 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { BackendSpec } from '../../config/types.ts';
 import type { LogLevel } from '../logger.ts';
+import type { StderrLimits } from '../stderr-limits.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from './calls.ts';
 
 export const BUS_PROTOCOL_VERSION = 1 as const;
@@ -72,6 +73,8 @@ export type BackendWorkerData = {
   stateDir: string | null;
   /** Nice value of the worker's thread and its child (`--worker-nice`, or the server's `nice`). */
   nice: number;
+  /** The backend's effective stderr limits at start; later changes come through `setStderrLimits`. */
+  stderrLimits: StderrLimits;
 };
 
 export type StopOptions = { graceMs: number };
@@ -84,6 +87,8 @@ export interface BackendApi {
   attachHub(hub: number, port: MessagePort): void;
   /** The backend's current lists (`agent mcp tools list`); null before it connected. */
   inventory(): Inventory | null;
+  /** New effective stderr limits: the running capture switches at once, the child keeps running. */
+  setStderrLimits(limits: StderrLimits): void;
 }
 
 export type { BackendCall, CallOutcome };

@@ -1,0 +1,184 @@
+// End to end: the MCP face in its own worker (the hub), reached through the main thread's byte
+// pump (issue 13): large bodies both ways, a client leaving mid-call, streams that stay open, a
+// hub that dies (health answers throughout, backends keep their pids, clients get their tools
+// back), two hubs, and the priorities of every thread and process.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { callControl } from '../../lib/control/client.ts';
+import { socketPath } from '../../lib/control/server.ts';
+import { descendants } from '../helpers/processes.ts';
+import { FIXTURE_SERVER, poll, ROOT, type Service, startService, writeConfig } from '../helpers/service.ts';
+
+const node = process.execPath;
+const fixture = (extra: Record<string, unknown> = {}) => ({ command: node, args: [FIXTURE_SERVER], ...extra });
+
+async function pids(svc: Service): Promise<Record<string, number | null>> {
+  const answer = await callControl(socketPath(svc.dir), 'status', {});
+  if (!answer.ok) throw new Error(answer.error.message);
+  return Object.fromEntries((answer.result as { servers: { name: string; pid: number | null }[] }).servers.map((s) => [s.name, s.pid]));
+}
+
+const modern = async (svc: Service) => {
+  const client = new Client({ name: 'e2e-hub', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
+  return client;
+};
+
+// ---------------------------------------------------------------------------------------------
+const One = suite('e2e hub (one hub that can be made to crash)');
+let svc: Service;
+
+One.before(async () => {
+  svc = await startService({
+    entry: path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts'),
+    config: { mcpServers: { fixture: fixture(), other: fixture({ tags: ['other'] }) } },
+    args: ['--health-rate-limit', '0'],
+  });
+  await svc.waitFor(async () => (await svc.get('/health')).body.status === 'healthy', 'both backends healthy', 20_000);
+});
+One.after(async () => {
+  await svc.stop();
+});
+
+One('hub :: a 5 MiB argument and a 5 MiB result cross the byte pump intact, in both eras', async () => {
+  const text = 'x'.repeat(5 * 1024 * 1024 - 7) + 'the end';
+  for (const mode of ['auto', 'legacy'] as const) {
+    const client = new Client({ name: 'big', version: '1.0.0' }, { versionNegotiation: { mode } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
+    const result = await client.callTool({ name: 'fixture_agent_echo', arguments: { text } });
+    const back = (result.content as { text: string }[])[0]!.text;
+    assert.is(back.length, text.length, mode);
+    assert.ok(back === text, `${mode}: the same bytes came back`);
+    await client.close();
+  }
+});
+
+One('hub :: a client that goes away mid-call cancels the call in the backend', async () => {
+  const client = await modern(svc);
+  const abort = new AbortController();
+  const call = client.callTool({ name: 'fixture_agent_slow', arguments: { steps: 50, delayMs: 100 } }, { signal: abort.signal }).catch((e: Error) => e.message);
+  await new Promise((r) => setTimeout(r, 300));
+  abort.abort();
+  await call;
+  await svc.waitForLog((l) => l.backend === 'fixture' && l.msg === 'fixture: slow call cancelled', 5_000);
+  assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'still here' } })).content, [{ type: 'text', text: 'still here' }]);
+  await client.close();
+});
+
+One('hub :: an SSE stream and a 2025 GET stream stay open and carry notifications seconds later', async () => {
+  const sse = new V1Client({ name: 'sse', version: '1.0.0' });
+  const streamable = new V1Client({ name: 'streamable', version: '1.0.0' });
+  let sseChanges = 0;
+  let streamChanges = 0;
+  sse.setNotificationHandler(ToolListChangedNotificationSchema, async () => void sseChanges++);
+  streamable.setNotificationHandler(ToolListChangedNotificationSchema, async () => void streamChanges++);
+  await sse.connect(new V1SseTransport(new URL(`${svc.base}/sse`)));
+  await streamable.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  await new Promise((r) => setTimeout(r, 3_000));
+  const config = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
+  writeConfig(svc.configFile, { mcpServers: { ...config.mcpServers, other: fixture({ tags: ['other', 'retagged'] }) } });
+  await poll(async () => sseChanges > 0 && streamChanges > 0, 'list_changed on both streams');
+  assert.ok((await sse.listTools()).tools.length > 0);
+  await sse.close();
+  await streamable.close();
+});
+
+One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes back, backends keep their pids', async () => {
+  const before = await pids(svc);
+  const session = new V1Client({ name: 'before-crash', version: '1.0.0' });
+  await session.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  let probing = true;
+  const probes: number[] = [];
+  const prober = (async () => {
+    while (probing) {
+      probes.push((await fetch(`${svc.base}/health/live`)).status);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const crash = await fetch(`${svc.base}/crash-hub`).then((r) => r.status, () => 0);
+  assert.ok(crash === 503 || crash === 0, `the request that killed the hub was answered 503 or cut (${crash})`);
+  const during = await fetch(`${svc.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  assert.is(during.status, 503);
+  assert.equal(await during.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'The MCP service is restarting; retry in a moment' }, id: null });
+  await svc.waitForLog((l) => l.msg === 'hub restarted: serving MCP clients again', 10_000);
+  probing = false;
+  await prober;
+  assert.ok(probes.length > 10 && probes.every((s) => s === 200), `every probe answered 200 (${probes.length})`);
+  assert.equal(await pids(svc), before, 'the backends kept their processes');
+  assert.ok(svc.logs.some((l) => typeof l.msg === 'string' && /hub worker thread exited with code 1: MCP clients get 503 until it is back/.test(l.msg)));
+  // The old session is gone with its hub; a new one gets every tool back.
+  const old = await session.listTools().then(() => 'answered', (e: Error) => e.message);
+  assert.match(old, /404|Session not found/);
+  const client = await modern(svc);
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(tools.includes('fixture_agent_echo') && tools.includes('other_agent_echo'), tools.join(', '));
+  assert.equal((await client.callTool({ name: 'other_agent_echo', arguments: { text: 'back' } })).content, [{ type: 'text', text: 'back' }]);
+  await client.close();
+});
+
+One.run();
+
+// ---------------------------------------------------------------------------------------------
+const Two = suite('e2e hub (two hubs, priorities)');
+let two: Service;
+
+Two.before(async () => {
+  two = await startService({
+    config: { mcpServers: { fixture: fixture(), gentle: fixture({ nice: 15 }) } },
+    args: ['--health-rate-limit', '0', '--mcp-workers', '2', '--worker-nice', '7'],
+  });
+  await two.waitFor(async () => (await two.get('/health')).body.status === 'healthy', 'healthy', 20_000);
+});
+Two.after(async () => {
+  await two.stop();
+});
+
+Two('hub :: 2025 sessions spread over both hubs and each stays on its hub; a change reaches sessions on both', async () => {
+  const sessions: { client: V1Client; transport: V1HttpTransport; changes: number }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const client = new V1Client({ name: `s${i}`, version: '1.0.0' });
+    const transport = new V1HttpTransport(new URL(`${two.base}/mcp`));
+    const entry = { client, transport, changes: 0 };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void entry.changes++);
+    await client.connect(transport);
+    sessions.push(entry);
+  }
+  const hubsUsed = new Set(sessions.map((s) => /^h(\d+)-/.exec(s.transport.sessionId ?? '')?.[1]));
+  assert.equal([...hubsUsed].sort(), ['0', '1'], 'round-robin over the two hubs');
+  // Every session keeps working: its requests reach the hub that holds it.
+  for (const { client } of sessions) for (let i = 0; i < 3; i++) assert.equal((await client.callTool({ name: 'fixture_agent_add', arguments: { a: i, b: 1 } })).content, [{ type: 'text', text: String(i + 1) }]);
+  const config = JSON.parse(fs.readFileSync(two.configFile, 'utf8'));
+  writeConfig(two.configFile, { mcpServers: { ...config.mcpServers, fixture: fixture({ tags: ['retagged'] }) } });
+  await poll(async () => sessions.every((s) => s.changes > 0), 'list_changed on every session, both hubs');
+  for (const { client } of sessions) await client.close();
+});
+
+// Field 19 of a task's stat is its nice value.
+function niceOf(pid: number, tid = pid): number {
+  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+Two('hub :: the main thread keeps its priority; hubs, backend workers and backends run at --worker-nice, a server nicer still', async () => {
+  const pid = two.child.pid!;
+  assert.is(niceOf(pid), 0, 'the main thread (the probe path)');
+  const threads = fs.readdirSync(`/proc/${pid}/task`).map(Number);
+  const nice7 = threads.filter((tid) => niceOf(pid, tid) === 7).length;
+  const nice15 = threads.filter((tid) => niceOf(pid, tid) === 15).length;
+  assert.ok(nice7 >= 3, `two hubs and a backend worker at nice 7 (found ${nice7})`);
+  assert.ok(nice15 >= 1, `the nicer backend's worker at 15 (found ${nice15})`);
+  const status = await pids(two);
+  assert.is(niceOf(status.fixture!), 7, 'a backend process');
+  assert.is(niceOf(status.gentle!), 15, 'a backend process with its own nice');
+  assert.ok(descendants(pid).length >= 2);
+});
+
+Two.run();

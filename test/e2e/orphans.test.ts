@@ -1,0 +1,45 @@
+// End to end: a service killed with SIGKILL leaves its backends running; the next service on
+// the same configuration directory ends their process groups, one log line each (issue 12, item 4).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { isAlive, processesWith } from '../helpers/processes.ts';
+import { poll, ROOT, startService, tempDir } from '../helpers/service.ts';
+
+const IGNORES_EOF = path.join(ROOT, 'test/fixtures/backends/ignores-stdin-eof.mjs');
+
+test('orphans :: the next service ends the backends a SIGKILLed one left behind', async () => {
+  const dir = tempDir();
+  const marker = `orphan-${randomUUID()}`;
+  const config = { mcpServers: { stubborn: { command: process.execPath, args: [IGNORES_EOF, marker] } } };
+  try {
+    const first = await startService({ dir, config, args: ['--health-rate-limit', '0'] });
+    await poll(async () => (await first.get('/health/mcp/stubborn')).status === 200, 'stubborn connected', 20_000);
+    const [orphan] = processesWith(marker);
+    assert.ok(orphan, 'the backend runs');
+    assert.ok(fs.existsSync(path.join(dir, 'children', `${orphan!.pid}.json`)), 'its worker recorded it');
+    await first.stop('SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(isAlive(orphan!.pid), 'SIGKILL left the backend running (it ignores stdin EOF)');
+
+    const second = await startService({ dir, config, args: ['--health-rate-limit', '0'] });
+    try {
+      const line = await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
+      assert.is(line.pid, orphan!.pid);
+      assert.is(line.deadService, first.child.pid);
+      await poll(async () => !isAlive(orphan!.pid), 'the orphan gone');
+      await poll(async () => (await second.get('/health/mcp/stubborn')).status === 200, 'its successor connected', 20_000);
+      assert.is(processesWith(marker).length, 1, 'only the new service\'s backend runs');
+    } finally {
+      await second.stop();
+    }
+    assert.equal(processesWith(marker), []);
+  } finally {
+    for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,126 @@
+// The registry and its backend handles with real workers and real children: start, metadata
+// changes without a restart, replacement, removal, and a worker thread that dies (supervision
+// restarts it; its child is reaped, never left a zombie or an orphan).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import type { BackendSpec, LoadedConfig } from '../../lib/config/types.ts';
+import { BackendRegistry } from '../../lib/main/registry.ts';
+import { StateTable } from '../../lib/main/state-table.ts';
+import { isAlive } from '../helpers/processes.ts';
+import { FIXTURE_SERVER, poll, ROOT } from '../helpers/service.ts';
+
+const silent = pino({ level: 'silent' });
+
+const spec = (name: string, extra: Partial<BackendSpec> = {}): BackendSpec =>
+  ({
+    name,
+    tags: [],
+    connectionTimeout: 10_000,
+    requestTimeout: 10_000,
+    protocolVersion: 'auto',
+    disabledTools: [],
+    toolDescriptionOverrides: {},
+    type: 'stdio',
+    command: process.execPath,
+    args: [FIXTURE_SERVER],
+    cwd: undefined,
+    env: { PATH: process.env.PATH ?? '' },
+    stderr: 'ignore',
+    supervision: { restartOnExit: false, maxRestarts: 5, restartDelay: 100 },
+    ...extra,
+  }) as BackendSpec;
+
+const config = (...specs: BackendSpec[]): LoadedConfig => ({ file: '/x/mcp.json', dir: '/x', warnings: [], servers: specs.map((s) => ({ name: s.name, disabled: false, tags: s.tags, spec: s, warnings: [] })) });
+
+function registry(options: { worker?: { file: string; workerData: Record<string, unknown> } } = {}) {
+  const table = new StateTable();
+  const facts: string[] = [];
+  const downs: string[] = [];
+  const reg = new BackendRegistry(table, {
+    log: silent,
+    logLevel: 'fatal',
+    logFormat: 'json',
+    pingIntervalMs: 60_000,
+    pingTimeoutMs: 5_000,
+    stopGraceMs: 500,
+    maxMessageBytes: 1024 * 1024,
+    stateDir: null,
+    workerNice: 0,
+    onFacts: (name) => facts.push(name),
+    onDown: (_name, message) => downs.push(message),
+    ...options,
+  });
+  return { table, reg, facts, downs };
+}
+
+// Children of this process that exited and were never reaped.
+function zombieChildren(): number[] {
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
+    try {
+      const status = fs.readFileSync(`/proc/${e}/status`, 'utf8');
+      return /^PPid:\s+(\d+)$/m.exec(status)?.[1] === String(process.pid) && /^State:\s+Z/m.test(status);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+test('registry :: starts, applies a metadata change without a restart, replaces a changed backend, removes a gone one', async () => {
+  const { table, reg, facts } = registry();
+  try {
+    await reg.apply(config(spec('a'), spec('b')));
+    await poll(async () => ['a', 'b'].every((n) => table.backends.get(n)?.phase === 'connected'), 'both connected', 20_000);
+    const pid = table.backends.get('a')!.pid;
+    assert.is(table.backends.get('a')!.counts?.tools, 6, 'counts only on the main thread');
+    assert.is(table.backends.get('a')!.inventory, null);
+    assert.ok(facts.includes('a') && facts.includes('b'), 'every change is announced for the hubs');
+    await reg.apply(config(spec('a', { tags: ['new'], disabledTools: ['env'] }), spec('b', { args: [FIXTURE_SERVER, '--changed'] })));
+    assert.is(table.backends.get('a')!.pid, pid, 'tags and disabledTools apply without a restart');
+    assert.equal(table.backends.get('a')!.tags, ['new']);
+    await poll(async () => table.backends.get('b')?.phase === 'connected', 'b replaced and connected', 20_000);
+    await reg.apply(config(spec('a', { tags: ['new'], disabledTools: ['env'] })));
+    assert.not.ok(table.backends.has('b'), 'b removed');
+  } finally {
+    await reg.stopAll();
+  }
+});
+
+test('registry :: a backend worker that dies is restarted by supervision; its child is reaped, not orphaned', async () => {
+  const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-fail-')), 'fail');
+  fs.writeFileSync(marker, '');
+  const { table, reg, downs } = registry({
+    worker: { file: path.join(ROOT, 'workers/bootstrap.mjs'), workerData: { entry: new URL('../fixtures/workers/throws-after-connect.ts', import.meta.url).href, failMarker: marker } },
+  });
+  const children = new Set<number>();
+  try {
+    await reg.apply(config(spec('phoenix', { supervision: { restartOnExit: true, maxRestarts: 0, restartDelay: 50 } })));
+    // Each worker dies right after connecting, five times; then the marker goes and it stays up.
+    await poll(
+      async () => {
+        const pid = table.backends.get('phoenix')?.pid;
+        if (pid) children.add(pid);
+        return children.size >= 5;
+      },
+      'five workers that died after connecting',
+      60_000,
+    );
+    fs.rmSync(marker);
+    await poll(async () => table.backends.get('phoenix')?.phase === 'connected' && table.backends.get('phoenix')?.supervision?.state === 'connected', 'phoenix connected again', 30_000);
+    const alive = table.backends.get('phoenix')!.pid!;
+    assert.ok(table.backends.get('phoenix')!.supervision!.attempt >= 4, 'supervision counted the failures');
+    assert.ok(downs.some((m) => /restarted; the request was not completed/.test(m)), 'calls in flight were failed at each death');
+    assert.equal([...children].filter((pid) => pid !== alive && isAlive(pid)), [], 'no child outlived its worker');
+    // A child that just exited is a zombie until the next turn of its loop: a leak stays one.
+    await poll(async () => zombieChildren().length === 0, 'no zombie', 3_000);
+  } finally {
+    await reg.stopAll();
+    fs.rmSync(path.dirname(marker), { recursive: true, force: true });
+  }
+  await poll(async () => zombieChildren().length === 0, 'no zombie after the stop', 3_000);
+});
+
+test.run();
