@@ -2,7 +2,7 @@
 // restart and flood stderr and while MCP clients call tools, what does each backend cost, and what
 // does the service add to a tool call?
 //
-//   node --import tsx benchmarks/run.ts [--quick] [--source] [--no-write] [--cpu-prof]
+//   node --import tsx benchmarks/run.ts [--quick] [--rounds <n>] [--source] [--no-write] [--cpu-prof]
 //   npm run bench            full: every scenario twice, interleaved (about 13 minutes)
 //   npm run bench -- --quick one round, short phases (about 3 minutes)
 //
@@ -147,6 +147,8 @@ export type BareScenario = { bodyBytes: number; rssMB: number; saturation: Satur
 
 export type Round = {
   round: number;
+  /** 1-minute load average when the round started and ended. */
+  loadAverage: { start: number; end: number };
   empty: { rssMB: number; listeningMs: number };
   idle: AgentScenario & { toolCalls: { mcpLegacy: CallFigures; mcpAuto: CallFigures } };
   direct: { toolCalls: CallFigures };
@@ -199,7 +201,8 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
   const stops: StopReport[] = [];
   const started = performance.now();
   const loadStart = os.loadavg()[0]!;
-  const since = () => `${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s`;
+  // Every log line carries the 1-minute load average: on a shared machine it says which figures to distrust.
+  const since = () => `${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s  load ${os.loadavg()[0]!.toFixed(1).padStart(4)}`;
   if (o.entry === 'dist') buildDist(log);
 
   const agentPhases = async (agent: Agent, withLive = true): Promise<Pick<AgentScenario, 'saturationHealth' | 'saturationLive' | 'fixed'>> => {
@@ -232,6 +235,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
   let leftovers: { pid: number; cmdline: string }[] = [];
   try {
     for (let r = 1; r <= o.rounds; r++) {
+      const roundLoadStart = os.loadavg()[0]!;
       // 0 backends: the RSS floor.
       const empty = await withAgent(`round ${r}: empty (0 backends)`, {}, [], async (agent, readyMs, rss) => ({ rssMB: rss, listeningMs: readyMs }));
 
@@ -376,7 +380,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         if (profile.forbiddenFrames.length) log(`  main-thread profile: ${profile.forbiddenFrames.map((f) => `${f.frame} (${f.category})`).join(', ')}`);
       }
 
-      rounds.push({ round: r, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, overhead: overheadRun, sweep });
+      rounds.push({ round: r, loadAverage: { start: round(roundLoadStart, 2), end: round(os.loadavg()[0]!, 2) }, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale, plain, flood: { captured, devNull }, traffic: trafficRun, profile, overhead: overheadRun, sweep });
     }
   } finally {
     // Nothing this run started may survive it, failed or not.
@@ -511,6 +515,7 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   const sat = (p: SaturationPhase | null) => (p ? [p.rps, p.p99] : [Number.NaN, Number.NaN]);
   const fix = (p: FixedRate) => [p.p50, p.p99, p.max];
 
+  row('load average (1 min): round start / end', (r) => [r.loadAverage.start, r.loadAverage.end]);
   row('bare: saturation req/s / p99 ms', (r) => sat(r.bare.saturation));
   row('bare: fixed-rate p50 / p99 / max ms', (r) => fix(r.bare.fixed.health));
   row('bare: event-loop delay p99 ms (sat, fixed)', (r) => [r.bare.saturation.eld.p99Ms, r.bare.fixed.eld.p99Ms]);
@@ -607,14 +612,17 @@ function callRow(f: CallFigures): number[] {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const quick = argv.includes('--quick');
+  const roundsAt = argv.indexOf('--rounds');
+  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : undefined;
+  if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) throw new Error('--rounds takes a whole number ≥ 1');
   const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
   const write = !argv.includes('--no-write');
   const cpuProfDir = argv.includes('--cpu-prof') ? path.join(BENCH, '.tmp/profiles', new Date().toISOString().replace(/[:.]/g, '-')) : undefined;
-  const result = await runBench({ quick, entry, ...(cpuProfDir ? { cpuProfDir } : {}) });
+  const result = await runBench({ quick, entry, ...(rounds ? { rounds } : {}), ...(cpuProfDir ? { cpuProfDir } : {}) });
   if (cpuProfDir) process.stdout.write(`\nCPU profiles in ${path.relative(ROOT, cpuProfDir)}; summarize one with: node --import tsx benchmarks/lib/profile-summary.ts <file>\n`);
   const m = result.machine;
   process.stdout.write(
-    `\n${m.cpus} × ${m.model}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform} ${m.kernel}; ${quick ? 'quick' : 'full'} run, entry ${entry}; ` +
+    `\n${m.cpus} × ${m.model}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform} ${m.kernel}; ${quick ? 'quick' : 'full'} run, ${result.rounds.length} round(s), entry ${entry}; ` +
       `load average ${result.loadAverage.start} before, ${result.loadAverage.end} after\n\n${result.table}\n`,
   );
   if (write) {
