@@ -18,6 +18,8 @@ export type OverheadOptions = {
   concurrentSeconds: number;
   callers: number;
   traceCalls: number;
+  /** More `agent serve` flags for the service path (`--worker-nice 0`); none by default. */
+  serveArgs?: string[];
 };
 
 export type PathFigures = { serial: CallWindow; concurrent: CallWindow; traced: HopBreakdown };
@@ -53,7 +55,7 @@ export async function overhead(ctx: ScenarioContext, o: OverheadOptions, what: s
     servers,
     ['h0'],
     async (agent) => measure(await startLoad({ ...common, tools: ['h0_agent_echo'], url: `${agent.base}/mcp` }, ctx.marker), o, dirs.service, SERVICE_PATH),
-    { traceDir: dirs.service },
+    { traceDir: dirs.service, ...(o.serveArgs ? { serveArgs: o.serveArgs } : {}) },
   );
   return { textBytes: o.textBytes, callers: o.callers, direct, service };
 }
