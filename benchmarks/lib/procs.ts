@@ -27,6 +27,32 @@ export function cpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/**
+ * Time one thread `tid` of `pid` (the main thread's tid is the pid) spent on a CPU, in seconds; NaN
+ * if gone. From schedstat (ns) where the kernel has it, else utime + stime (10 ms ticks).
+ */
+export function threadCpuSeconds(pid: number, tid: number): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    /* no schedstat: ticks */
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU use of thread `tid` of `pid` from now until the returned function is called, in percent of one core. */
+export function threadCpuMeter(pid: number, tid: number): () => number {
+  const cpu0 = threadCpuSeconds(pid, tid);
+  const t0 = performance.now();
+  return () => ((threadCpuSeconds(pid, tid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
+}
+
 /** The threads of `pid` whose nice value is `nice`. */
 export function threadsAtNice(pid: number, nice: number): number[] {
   const found: number[] = [];

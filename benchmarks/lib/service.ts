@@ -17,6 +17,8 @@ export const FIXTURES = {
   flooder: path.join(BENCH, 'fixtures/flooder.mjs'),
 };
 const PRELOAD = pathToFileURL(path.join(BENCH, 'eld-preload.mjs')).href;
+const THREADS_PRELOAD = pathToFileURL(path.join(BENCH, 'threads-preload.mjs')).href;
+const TRACE_PRELOAD = pathToFileURL(path.join(BENCH, 'trace-preload.mjs')).href;
 const BUILD_DIR = path.join(BENCH, '.tmp/build');
 
 /** `dist`: a private `tsc` build (what ships); `source`: bin/agent.ts through tsx (what tests run). */
@@ -32,10 +34,24 @@ function newestMtime(dir: string): number {
 }
 
 /**
+ * The worker bundles (build/workers/*.mjs, `npm run bundle`, part of `npm run build`), made again
+ * when a source in lib/ or workers/ is newer: the service uses them only when they are fresh.
+ */
+export function bundleWorkers(log: (line: string) => void = () => {}): void {
+  const sources = Math.max(newestMtime(path.join(ROOT, 'lib')), newestMtime(path.join(ROOT, 'workers')));
+  const bundles = ['backend', 'hub'].map((name) => path.join(ROOT, 'build/workers', `${name}.mjs`));
+  if (bundles.every((file) => fs.existsSync(file) && fs.statSync(file).mtimeMs >= sources)) return;
+  log('bundling the worker entries (scripts/bundle-workers.mjs) ...');
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle-workers.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
+}
+
+/**
  * Compiles lib/, workers/ and bin/ into benchmarks/.tmp/build with the project's build config,
- * unless that build is newer than every source file. Type errors do not stop the emit.
+ * unless that build is newer than every source file. Type errors do not stop the emit. The
+ * worker bundles are refreshed too (what `npm run build` ships).
  */
 export function buildDist(log: (line: string) => void = () => {}): string {
+  bundleWorkers(log);
   const entry = path.join(BUILD_DIR, 'bin/agent.js');
   const stamp = path.join(BUILD_DIR, '.stamp');
   const sources = Math.max(...['lib', 'workers', 'bin'].map((d) => newestMtime(path.join(ROOT, d))), fs.statSync(path.join(ROOT, 'package.json')).mtimeMs);
@@ -71,6 +87,8 @@ export type Agent = {
   /** Resets the main thread's event-loop delay histogram and returns what it held (ms). */
   eld: () => Promise<EldSnapshot>;
   rss: () => number;
+  /** Its worker threads started so far (a restarted hub appears twice). */
+  threads: () => ThreadInfo[];
   stop: () => Promise<StopReport>;
 };
 
@@ -89,14 +107,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(130);
   });
 }
-function track(child: ChildProcess): void {
+export function track(child: ChildProcess): void {
   if (!child.pid) return;
   const pid = child.pid;
   live.add(pid);
   child.once('exit', () => live.delete(pid));
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_') && k !== 'NODE_OPTIONS') env[k] = v;
   return { ...env, ...extra };
@@ -126,23 +144,31 @@ export type AgentOptions = {
   tmp: string;
   /** Write V8 CPU profiles (main thread and workers) of the service into this directory. */
   cpuProfDir?: string;
-  /** More `agent serve` options. */
+  /** More `agent serve` flags (`--mcp-workers 2`, `--worker-nice 0`). */
   serveArgs?: string[];
+  /** Load benchmarks/trace-preload.mjs, writing hop timestamps of traced calls into this directory. */
+  traceDir?: string;
 };
+
+/** A worker thread of the service, as benchmarks/threads-preload.mjs reported it. */
+export type ThreadInfo = { tid: number; role: 'hub' | 'backend' | 'other'; name: string };
 
 export async function startAgent(options: AgentOptions): Promise<Agent> {
   const dir = fs.mkdtempSync(path.join(options.tmp, `agent-${++seq}-`));
   const configFile = path.join(dir, 'mcp.json');
   fs.writeFileSync(configFile, JSON.stringify({ mcpServers: options.servers }, null, 2));
   const eldFile = path.join(dir, 'eld.ndjson');
+  const threadsFile = path.join(dir, 'threads.ndjson');
   const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload', ...(options.serveArgs ?? [])];
   const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const preloads = ['--import', PRELOAD, '--import', THREADS_PRELOAD, ...(options.traceDir ? ['--import', TRACE_PRELOAD] : [])];
   const args =
     options.entry === 'dist'
-      ? [...prof, '--import', PRELOAD, buildDist(), ...serveArgs]
-      : [...prof, '--import', 'tsx', '--import', PRELOAD, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
+      ? [...prof, ...preloads, buildDist(), ...serveArgs]
+      : [...prof, '--import', 'tsx', ...preloads, path.join(ROOT, 'bin/agent.ts'), ...serveArgs];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv({ BENCH_ELD_FILE: eldFile }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = cleanEnv({ BENCH_ELD_FILE: eldFile, BENCH_THREADS_FILE: threadsFile, ...(options.traceDir ? { BENCH_TRACE_DIR: options.traceDir } : {}) });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   track(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let lines = 0;
@@ -198,6 +224,11 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     logTotals: () => ({ ...totals }),
     connects: () => ({ ...connects }),
     rss: () => rssMB(pid),
+    threads: () =>
+      (fs.existsSync(threadsFile) ? fs.readFileSync(threadsFile, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ThreadInfo),
     async eld() {
       const want = eldSeen + 1;
       process.kill(pid, 'SIGUSR2');
@@ -223,34 +254,67 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   };
 }
 
-export type Bare = { pid: number; port: number; base: string; rss: () => number; eld: () => Promise<EldSnapshot>; stop: () => Promise<StopReport> };
+export type Bare = {
+  pid: number;
+  port: number;
+  base: string;
+  rss: () => number;
+  eld: () => Promise<EldSnapshot>;
+  /** bare-churn only: crasher restarts and flooder stderr bytes read so far. */
+  churnStats: () => Promise<ChurnStats>;
+  stop: () => Promise<StopReport>;
+};
 
-/** The bare baseline in its own process, answering `body`; with the same event-loop preload. */
-export async function startBare(body: string, options: { marker: string; tmp: string }): Promise<Bare> {
+/** What bare-churn.mjs spawns beside its HTTP server (see that file). */
+export type BareChurnConfig = { healthy: number; crashers: number; flooders: number; floodMBps: number; restartDelay: number; nice: number };
+export type ChurnStats = { restarts: number; stderrBytes: number; elapsedMs: number };
+
+/**
+ * The bare baseline in its own process, answering `body`, with the same event-loop preload; with
+ * `churn`, bare-churn.mjs, which also runs the churn mix.
+ */
+export async function startBare(body: string, options: { marker: string; tmp: string; churn?: BareChurnConfig }): Promise<Bare> {
   const dir = fs.mkdtempSync(path.join(options.tmp, `bare-${++seq}-`));
   const bodyFile = path.join(dir, 'body.json');
   fs.writeFileSync(bodyFile, body);
   const eldFile = path.join(dir, 'eld.ndjson');
-  const child = spawn(process.execPath, ['--import', PRELOAD, path.join(BENCH, 'bare-server.mjs'), bodyFile, options.marker], {
+  const script = options.churn ? [path.join(BENCH, 'bare-churn.mjs'), bodyFile, JSON.stringify({ ...options.churn, fixtures: FIXTURES })] : [path.join(BENCH, 'bare-server.mjs'), bodyFile];
+  const child = spawn(process.execPath, ['--import', PRELOAD, ...script, options.marker], {
     cwd: ROOT,
     env: cleanEnv({ BENCH_ELD_FILE: eldFile }),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   track(child);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('bare server did not start')), 10_000);
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once('exit', () => reject(new Error('bare server exited')));
+  const lines: string[] = [];
+  let waiter: (() => void) | null = null;
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    buffered += c;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) !== -1) {
+      lines.push(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+      waiter?.();
+    }
   });
+  const nextLine = async (timeoutMs: number, what: string): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!lines.length) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what}: the bare server exited`);
+      if (Date.now() > deadline) throw new Error(`${what}: no answer within ${timeoutMs} ms`);
+      await Promise.race([new Promise<void>((r) => (waiter = r)), sleep(100)]);
+      waiter = null;
+    }
+    return lines.shift()!;
+  };
+  let port: number;
+  try {
+    port = (JSON.parse(await nextLine(10_000, 'bare server start')) as { port: number }).port;
+  } catch (error) {
+    killPids([child.pid!, ...descendants(child.pid!)]);
+    throw error;
+  }
   const pid = child.pid!;
   let eldSeen = 0;
   return {
@@ -271,8 +335,13 @@ export async function startBare(body: string, options: { marker: string; tmp: st
         await sleep(5);
       }
     },
+    async churnStats() {
+      if (!options.churn) throw new Error('churnStats: not a bare-churn server');
+      child.stdin!.write('stats\n');
+      return JSON.parse(await nextLine(5_000, 'bare-churn stats')) as ChurnStats;
+    },
     async stop() {
-      const report = await stopChild(child, exited, [], 5_000);
+      const report = await stopChild(child, exited, descendants(pid), 5_000);
       fs.rmSync(dir, { recursive: true, force: true });
       return report;
     },

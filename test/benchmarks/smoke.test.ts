@@ -29,6 +29,10 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     toolCallers: 2,
     toolWarmupCalls: 2,
     floodSeconds: 0.3,
+    traffic: { backends: 1, clients: 2, textBytes: 256, warmupCalls: 2, warmupSeconds: 0.1 },
+    sweep: { variants: [{ mcpWorkers: 2, workerNice: 19 }], fixedSeconds: 0.3, saturationSeconds: 0.3 },
+    profile: { fixedSeconds: 0.3, saturationSeconds: 0.3 },
+    overhead: { textBytes: 256, warmupCalls: 2, serialSeconds: 0.2, concurrentSeconds: 0.2, callers: 2, traceCalls: 5 },
     entry: 'source',
     log: () => {},
   });
@@ -66,11 +70,28 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['flood /dev/null MB/s', round.flood.devNull.mbps],
     ['flood RSS', round.flood.captured.rssEndMB],
     ['churn flooder MB/s', round.churn.flooders[0]?.mbps ?? 0],
+    ['bare-churn saturation rps', round.bareChurn.saturation.rps],
+    ['bare-churn fixed-rate p99', round.bareChurn.fixed.health.p99],
+    ['traffic fixed-rate /health p99', round.traffic.fixed.health.p99],
+    ['traffic /health saturation rps', round.traffic.saturation.rps],
+    ['traffic MCP calls per second', round.traffic.fixed.calls.perSecond],
+    ['traffic MCP call p50', round.traffic.fixed.calls.p50],
+    ['traffic main-thread CPU', round.traffic.fixed.mainCpuPct],
+    ['traffic hub CPU', round.traffic.saturation.hubCpuPct[0] ?? 0],
+    ['traffic main-thread profile samples', round.profile?.busySamples ?? 0],
+    ['overhead direct p50', round.overhead.direct.serial.p50],
+    ['overhead service p50', round.overhead.service.serial.p50],
+    ['overhead service traced p50', round.overhead.service.traced.totalP50Ms],
+    ['sweep (2 hubs) MCP calls per second', round.sweep[0]?.fixed.calls.perSecond ?? 0],
   ];
   for (const [name, value] of positive) assert.ok(value > 0, `${name} = ${value}`);
 
   assert.is(round.idle.fixed.health.ok, round.idle.fixed.health.sent, 'every idle probe answered 2xx');
-  assert.is(result.targets.length, 10);
+  assert.is(round.overhead.service.traced.complete, 5, 'every traced call seen at every hop');
+  assert.is(round.overhead.direct.traced.complete, 5, 'every traced direct call seen at every hop');
+  assert.is(round.sweep[0]!.saturation.hubCpuPct.length, 2, 'both hubs of --mcp-workers 2 measured');
+  assert.equal(round.profile?.forbiddenFrames, [], 'no SDK, zod or JSON-RPC frame on the main thread');
+  assert.is(result.targets.length, 16);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
   assert.equal(result.leftovers, [], 'no process left behind');

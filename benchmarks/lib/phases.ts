@@ -1,0 +1,72 @@
+// Building blocks every scenario uses: a measured phase (event-loop delay, CPU of the process, of
+// its main thread, of its hubs and of its children, RSS), probing /health and /health/live at a
+// fixed rate together, and the healthy backends' configuration entries.
+import { type FixedRate, fixedRate, type Saturation } from './load.ts';
+import { childrenCpuMeter, cpuMeter, machineMeter, rssMB, threadCpuMeter } from './procs.ts';
+import { type EldSnapshot, FIXTURES, fixtureServer, type ServerEntry, type ThreadInfo } from './service.ts';
+import { sleep } from './stats.ts';
+
+export type PhaseCost = {
+  eld: EldSnapshot;
+  /** The measured process (all its threads), % of one core. */
+  cpuPct: number;
+  /** Its main thread alone, % of one core. */
+  mainCpuPct: number;
+  /** Each hub thread of a service (none for other processes), % of one core. */
+  hubCpuPct: number[];
+  /** A service's backend worker threads together, % of one core. */
+  backendWorkersCpuPct: number;
+  /** Its descendants (the backends), % of one core. */
+  childrenCpuPct: number;
+  /** The whole machine, every process, % of all cores. */
+  machineBusyPct: number;
+  rssStartMB: number;
+  rssEndMB: number;
+};
+export type SaturationPhase = Saturation & PhaseCost;
+export type FixedPhase = { health: FixedRate; live: FixedRate } & PhaseCost;
+
+export type Measured = { eld: () => Promise<EldSnapshot>; rss: () => number; pid: number; threads?: () => ThreadInfo[] };
+
+/** Runs `fn` as one phase: resets the event-loop histogram, reads CPU and RSS around it. */
+export async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<T & PhaseCost> {
+  await target.eld(); // reset
+  const rssStartMB = target.rss();
+  const cpu = cpuMeter(target.pid);
+  const main = threadCpuMeter(target.pid, target.pid);
+  const threads = target.threads?.() ?? [];
+  const hubs = threads.filter((t) => t.role === 'hub').map((t) => threadCpuMeter(target.pid, t.tid));
+  const backendWorkers = threads.filter((t) => t.role === 'backend').map((t) => threadCpuMeter(target.pid, t.tid));
+  const children = childrenCpuMeter(target.pid);
+  const machine = machineMeter();
+  const value = await fn();
+  const cpuPct = cpu();
+  const mainCpuPct = main();
+  // A hub that was replaced during the phase reads NaN: left out.
+  const hubCpuPct = hubs.map((meter) => meter()).filter(Number.isFinite);
+  const backendWorkersCpuPct = backendWorkers.map((meter) => meter()).filter(Number.isFinite).reduce((a, b) => a + b, 0);
+  const childrenCpuPct = children();
+  const machineBusyPct = machine();
+  const eld = await target.eld();
+  return { ...value, eld, cpuPct, mainCpuPct, hubCpuPct, backendWorkersCpuPct, childrenCpuPct, machineBusyPct, rssStartMB, rssEndMB: target.rss() };
+}
+
+/** 200/s (or `rate`) on /health and as many on /health/live, at once. */
+export async function fixedBoth(healthUrl: string, liveUrl: string, rate: number, seconds: number) {
+  const [health, live] = await Promise.all([fixedRate(healthUrl, rate, seconds), fixedRate(liveUrl, rate, seconds)]);
+  return { health, live };
+}
+
+/** Median of a few RSS reads 50 ms apart. */
+export async function steadyRss(pid: number): Promise<number> {
+  const reads: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    reads.push(rssMB(pid));
+    await sleep(50);
+  }
+  return reads.sort((a, b) => a - b)[2]!;
+}
+
+export function healthyServers(count: number, marker: string, prefix = 'h', env: Record<string, string> = {}): Record<string, ServerEntry> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, fixtureServer(FIXTURES.healthy, `${prefix}${i}`, marker, {}, env)]));
+}

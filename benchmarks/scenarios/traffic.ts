@@ -1,0 +1,78 @@
+// `traffic` (issue 13): healthy backends and MCP clients in another process (mcp-load.mjs, 2025
+// sessions) calling `echo` with a 4 KiB text in a closed loop, while /health and /health/live are
+// probed at the fixed rate, then while /health is saturated. The same run with other
+// `--mcp-workers` / `--worker-nice` values is the sweep; with CPU profiles, the main-thread check.
+import type { ScenarioContext } from '../lib/context.ts';
+import { type CallWindow, startLoad } from '../lib/load-client.ts';
+import { saturate } from '../lib/load.ts';
+import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase } from '../lib/phases.ts';
+import { sleep } from '../lib/stats.ts';
+
+export type TrafficOptions = {
+  backends: number;
+  /** MCP clients (one session each, one caller each, client i on backend i). */
+  clients: number;
+  textBytes: number;
+  warmupCalls: number;
+  /** The loop runs this long before the first phase. */
+  warmupSeconds: number;
+  fixedSeconds: number;
+  saturationSeconds: number;
+};
+
+export type Variant = { mcpWorkers: number; workerNice: number };
+
+export type TrafficRun = Variant & {
+  backends: number;
+  clients: number;
+  readyMs: number;
+  rssMB: number;
+  /** The service's PID (its CPU profiles are named after it). */
+  pid: number;
+  /** Connecting the clients (initialize, in sequence). */
+  connectMs: number;
+  fixed: FixedPhase & { calls: CallWindow };
+  saturation: SaturationPhase & { calls: CallWindow };
+};
+
+export async function traffic(ctx: ScenarioContext, t: TrafficOptions, variant: Variant, what: string, cpuProfDir?: string): Promise<TrafficRun> {
+  const servers = healthyServers(t.backends, ctx.marker);
+  const names = Object.keys(servers);
+  const serveArgs = ['--mcp-workers', String(variant.mcpWorkers), '--worker-nice', String(variant.workerNice)];
+  return ctx.withAgent(
+    what,
+    servers,
+    names,
+    async (agent, readyMs, rssMB) => {
+      const maxSeconds = t.warmupSeconds + t.fixedSeconds + t.saturationSeconds + 120;
+      const load = await startLoad(
+        { url: `${agent.base}/mcp`, clients: t.clients, tools: names.map((n) => `${n}_agent_echo`), textBytes: t.textBytes, warmupCalls: t.warmupCalls, maxSeconds },
+        ctx.marker,
+      );
+      try {
+        await load.loop(1);
+        await sleep(t.warmupSeconds * 1000);
+        await load.report(); // the warm-up window, dropped
+        const fixedProbes = await phase(agent, () => fixedBoth(`${agent.base}/health`, `${agent.base}/health/live`, ctx.fixedRate, t.fixedSeconds));
+        const fixedCalls = await load.report();
+        const sat = await phase(agent, () => saturate(`${agent.base}/health`, t.saturationSeconds, ctx.connections));
+        const satCalls = await load.report();
+        await load.halt();
+        return {
+          ...variant,
+          backends: t.backends,
+          clients: t.clients,
+          readyMs,
+          rssMB,
+          pid: agent.pid,
+          connectMs: load.connectMs,
+          fixed: { ...fixedProbes, calls: fixedCalls },
+          saturation: { ...sat, calls: satCalls },
+        };
+      } finally {
+        await load.stop();
+      }
+    },
+    { serveArgs, ...(cpuProfDir ? { cpuProfDir } : {}) },
+  );
+}
