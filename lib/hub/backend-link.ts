@@ -5,6 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
 import type { BackendMethod, CallError, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './router.ts';
+import { inputError } from './client-input.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -133,8 +134,7 @@ export class BackendLink implements RouterLink {
     try {
       answer = await call.extra.onInputRequest(method, params);
     } catch (error) {
-      const e = error as { code?: unknown; message?: unknown; data?: unknown };
-      answer = { answer: { ok: false, error: { code: typeof e.code === 'number' ? e.code : -32603, message: String(e.message ?? error), ...(e.data !== undefined ? { data: e.data } : {}) } } };
+      answer = { answer: { ok: false, error: inputError(error) } };
     }
     if ('answer' in answer) return reply(answer.answer);
     // The client is asked by the call's own answer (input_required); the question waits in the worker.

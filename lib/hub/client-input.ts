@@ -5,27 +5,27 @@
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
 import type { InputMethod, InputOutcome } from '../shared/messages/calls.ts';
 import type { InputAnswer } from './router.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 type Capabilities = Record<string, unknown> | undefined;
 type InputError = Extract<InputOutcome, { ok: false }>['error'];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Why a client with these capabilities cannot answer this question, or null when it can. */
 export function inputRefusal(method: InputMethod, params: Record<string, unknown>, capabilities: Capabilities): InputError | null {
   if (method === 'elicitation/create') {
     const elicitation = capabilities?.elicitation;
-    if (!isObject(elicitation)) return { code: -32601, message: 'Method not found' };
+    if (!isPlainObject(elicitation)) return { code: -32601, message: 'Method not found' };
     // An empty `elicitation: {}` is form mode only (the spec's compatibility rule).
-    const url = isObject(elicitation.url);
-    const form = isObject(elicitation.form) || !url;
+    const url = isPlainObject(elicitation.url);
+    const form = isPlainObject(elicitation.form) || !url;
     if (params.mode === 'url' && !url) return { code: -32602, message: 'Client does not support URL-mode elicitation requests' };
     if (params.mode !== 'url' && !form) return { code: -32602, message: 'Client does not support form-mode elicitation requests' };
     return null;
   }
   const sampling = capabilities?.sampling;
-  if (!isObject(sampling)) return { code: -32601, message: 'Method not found' };
-  if ((params.tools !== undefined || params.toolChoice !== undefined) && !isObject(sampling.tools)) {
+  if (!isPlainObject(sampling)) return { code: -32601, message: 'Method not found' };
+  if ((params.tools !== undefined || params.toolChoice !== undefined) && !isPlainObject(sampling.tools)) {
     return { code: -32602, message: 'Client does not support tool use in sampling (sampling.tools)' };
   }
   return null;
@@ -36,11 +36,11 @@ export function clientCapabilities(ctx: ServerContext, sessionCapabilities: () =
   const envelope = ctx.mcpReq.envelope;
   if (envelope === undefined) return sessionCapabilities();
   const declared = (envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY];
-  return isObject(declared) ? declared : {};
+  return isPlainObject(declared) ? declared : {};
 }
 
-// A failure of the client's answer as the backend should see it.
-function answerError(error: unknown): InputError {
+/** A failure of the client's answer (or of asking it) as the backend should see it. */
+export function inputError(error: unknown): InputError {
   const e = error as { code?: unknown; message?: unknown; data?: unknown };
   const code = typeof e.code === 'number' ? e.code : -32603;
   return { code, message: String(e.message ?? error), ...(e.data !== undefined ? { data: e.data } : {}) };
@@ -61,7 +61,7 @@ export function askClient(ctx: ServerContext, capabilities: Capabilities, timeou
           : await ctx.mcpReq.requestSampling(params as never, options);
       return { answer: { ok: true, result: result as Record<string, unknown> } };
     } catch (error) {
-      return { answer: { ok: false, error: answerError(error) } };
+      return { answer: { ok: false, error: inputError(error) } };
     }
   };
 }

@@ -182,8 +182,8 @@ export class Router {
   private async send(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
     const name = target.backend.name;
     const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
-    const { signal, onProgress, clientCapabilities, session, onInputRequest } = extra;
-    const callExtra: CallExtra = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}), ...(clientCapabilities ? { clientCapabilities } : {}), ...(session ? { session } : {}), ...(onInputRequest ? { onInputRequest } : {}) };
+    // What goes to the backend link: everything but the hub-side log sink and retry.
+    const { logSink: _sink, retry: _retry, ...callExtra } = extra;
     let outcome: LinkOutcome;
     try {
       outcome = await this.dispatch(target, method, params, extra, callExtra);

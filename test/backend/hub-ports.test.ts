@@ -13,15 +13,16 @@ type Pending = { call: BackendCall; settle: (outcome: CallOutcome) => void };
 function fakeRunner() {
   const calls: Pending[] = [];
   const paused = new Map<number, number>();
+  const backendAsked: string[] = [];
   const runner: CallRunner = {
     request: (call) => new Promise((settle) => calls.push({ call, settle })),
-    subscribe: async () => ({ ok: true, result: {} }),
-    unsubscribe: async () => undefined,
+    subscribe: async (uri) => (backendAsked.push(`+${uri}`), { ok: true, result: {} }),
+    unsubscribe: async (uri) => void backendAsked.push(`-${uri}`),
     cancel: () => undefined,
     pauseTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) + 1),
     resumeTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) - 1),
   };
-  return { runner, calls, paused };
+  return { runner, calls, paused, backendAsked };
 }
 
 // A hub's end: what it received, and a way to send.
@@ -143,6 +144,24 @@ H('a backend that goes away voids its parked questions: the retry is told to cal
   hubs[0]!.send({ type: 'resume', callId: 2, parkId: request.requestId, outcome: { ok: true, result: {} } });
   const late = await hubs[0]!.next('outcome');
   assert.match(String(!late.outcome.ok && late.outcome.error.message), /restarted or stopped since it asked this question; call it again/);
+});
+
+H('subscriptions are counted per hub: the backend is asked once, updates reach the subscribed hubs, a hub that ends lets go', async () => {
+  const { ports, hubs, backendAsked } = setup();
+  hubs[0]!.send({ type: 'subscribe', callId: 1, uri: 'file:///x' });
+  assert.equal((await hubs[0]!.next('outcome')).outcome, { ok: true, result: {} });
+  hubs[1]!.send({ type: 'subscribe', callId: 9, uri: 'file:///x' });
+  assert.is((await hubs[1]!.next('outcome')).callId, 9);
+  assert.equal(backendAsked, ['+file:///x']);
+  ports.resourceUpdated('file:///x');
+  assert.equal(await hubs[0]!.next('resourceUpdated'), { type: 'resourceUpdated', uri: 'file:///x' });
+  assert.equal(await hubs[1]!.next('resourceUpdated'), { type: 'resourceUpdated', uri: 'file:///x' });
+  hubs[0]!.send({ type: 'unsubscribe', uri: 'file:///x' });
+  await ticks();
+  assert.equal(backendAsked, ['+file:///x'], 'hub 1 still holds it');
+  hubs[1]!.close();
+  await ticks();
+  assert.equal(backendAsked, ['+file:///x', '-file:///x'], 'the last hub ended: the backend is let go');
 });
 
 H.run();
