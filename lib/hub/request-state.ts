@@ -2,7 +2,7 @@
 // names where the retry goes (the backend, and the parked question or the backend's own state),
 // and it is signed with the service's key, so a client can neither forge nor alter it, and
 // states of another service, or of this one before a restart, are refused.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createSealer } from './signed-token.ts';
 
 export type RequestStatePayload =
   /** A 2026-07-28 backend's own input_required: its state travels inside ours. */
@@ -19,20 +19,16 @@ export type StateCodec = {
 };
 
 export function createStateCodec(key: Buffer, instance: string, ttlMs: number, now: () => number = Date.now): StateCodec {
-  const sign = (body: string) => createHmac('sha256', key).update(body).digest();
+  const sealer = createSealer(key, 'agent requestState');
   return {
     mint(payload) {
-      const body = Buffer.from(JSON.stringify({ ...payload, i: instance, e: now() + ttlMs } satisfies Signed)).toString('base64url');
-      return `${body}.${sign(body).toString('base64url')}`;
+      return sealer.seal({ ...payload, i: instance, e: now() + ttlMs } satisfies Signed);
     },
     verify(state) {
       if (typeof state !== 'string') throw new Error('requestState is not a string');
-      const dot = state.indexOf('.');
-      const body = state.slice(0, dot);
-      const mac = Buffer.from(state.slice(dot + 1), 'base64url');
-      const expected = sign(body);
-      if (dot <= 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw new Error('requestState signature does not match');
-      const { i, e, ...payload } = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Signed;
+      const opened = sealer.open(state) as Signed | null;
+      if (!opened) throw new Error('requestState signature does not match');
+      const { i, e, ...payload } = opened;
       if (i !== instance) throw new Error('requestState was made before the service restarted');
       if (e < now()) throw new Error('requestState has expired');
       return payload as RequestStatePayload;
