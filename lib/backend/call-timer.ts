@@ -6,7 +6,8 @@ export class CallTimer {
   private pauses = 0;
 
   constructor(
-    private readonly ms: number,
+    /** null: the call has no time limit (the clock never runs). */
+    private readonly ms: number | null,
     private readonly onExpire: () => void,
   ) {
     this.arm();
@@ -14,7 +15,7 @@ export class CallTimer {
 
   private arm(): void {
     this.clear();
-    if (this.pauses === 0) this.timer = setTimeout(this.onExpire, this.ms);
+    if (this.pauses === 0 && this.ms !== null) this.timer = setTimeout(this.onExpire, this.ms);
   }
 
   /** The call showed life (progress): its full time again. */

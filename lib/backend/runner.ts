@@ -279,6 +279,8 @@ export class BackendRunner {
   /** Routes one client request to the backend. Never rejects. */
   async request(call: BackendCall): Promise<CallOutcome> {
     const outcome = await this.send(call);
+    // tasks/result waits for its task to end by design (bounded by the task's ttl): no timeout to count.
+    if (call.method === 'tasks/result') return outcome;
     const consecutiveTimeouts = this.timeouts.record(outcome);
     if (consecutiveTimeouts !== null) this.emit({ type: 'callHealth', at: Date.now(), consecutiveTimeouts });
     return outcome;
@@ -289,7 +291,7 @@ export class BackendRunner {
     if (!client || !this.connected) return { ok: false, error: this.notConnected() };
     const abort = new AbortController();
     let timedOut = false;
-    const timer = new CallTimer(this.spec.requestTimeout, () => {
+    const timer = new CallTimer(call.method === 'tasks/result' ? null : this.spec.requestTimeout, () => {
       timedOut = true;
       abort.abort(new Error('requestTimeout'));
     });

@@ -21,6 +21,8 @@ export type HubBackendsEvents = {
   backendLog(backend: string, params: Record<string, unknown>): void;
   resourceUpdated(backend: string, uri: string): void;
   taskStatus(backend: string, params: Record<string, unknown>): void;
+  /** The backend's worker `worker` reported connection `connection` (a restart is a new one). */
+  connected(backend: string, worker: number, connection: number): void;
   /** A backend left the configuration. */
   removed(backend: string): void;
   /** For the hub's log (a backend's question refused because no single client could be told). */
@@ -116,6 +118,7 @@ export class HubBackends implements BackendSource {
     if (this.links.get(name) !== link) return;
     link.connection = facts.connection;
     this.connections.set(name, facts);
+    this.events.connected(name, link.worker, facts.connection);
     this.lastInventory.set(name, facts.inventory);
     this.lastCapabilities.set(name, facts.capabilities);
     this.rebuild(name);

@@ -25,7 +25,9 @@ export function mergedCapabilities(backends: Iterable<Offered>): Record<string, 
     // 2026-07-28 clients through the extension (a 2026-07-28 backend's are not passed on: tasks.ts).
     const tasks = offered.tasks;
     if (isPlainObject(tasks) && isPlainObject(tasks.requests) && isPlainObject(tasks.requests.tools) && isPlainObject(tasks.requests.tools.call)) {
-      merged.tasks = { ...(merged.tasks ?? {}), ...(isPlainObject(tasks.list) ? { list: {} } : {}), ...(isPlainObject(tasks.cancel) ? { cancel: {} } : {}), requests: { tools: { call: {} } } };
+      const list = isPlainObject(tasks.list) ? { list: {} } : {};
+      const cancel = isPlainObject(tasks.cancel) ? { cancel: {} } : {};
+      merged.tasks = { ...(merged.tasks ?? {}), ...list, ...cancel, requests: { tools: { call: {} } } };
       merged.extensions = { ...(merged.extensions ?? {}), [TASKS_EXTENSION]: {} };
     }
     if (isPlainObject(offered.logging)) merged.logging = {};

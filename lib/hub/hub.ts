@@ -38,7 +38,11 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     backendLog: (name, params) => router?.backendLog(name, params),
     warn: (fields, msg) => log.warn(fields, msg),
     resourceUpdated: (name, uri) => router?.resourceUpdated(name, uri),
-    taskStatus: (name, params) => router?.taskStatus(name, params),
+    taskStatus: (name, params) => router?.tasks.status(name, params),
+    connected: (name, worker, connection) => {
+      const lost = router?.tasks.reconnected(name, worker, connection) ?? 0;
+      if (lost) log.warn({ backend: name, tasks: lost }, `${lost} task(s) of backend '${name}' were lost when it restarted; the sessions that created them were told they failed`);
+    },
     // Its subscriptions and tasks went with its worker; a server added again under the name starts afresh.
     removed: (name) => {
       subscriptions.forget(name);

@@ -12,9 +12,9 @@ import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
-import type { TaskIdCodec, TaskRef } from './task-ids.ts';
-import { createdTask2025, modernTask, takesTasks, TASKS_EXTENSION, type TaskOwner, type TaskOwners, withoutTasksExtension, withRelatedTask } from './tasks.ts';
-import { isPlainObject } from '../shared/plain-object.ts';
+import type { TaskIdCodec } from './task-ids.ts';
+import { isModernBackend, TaskRouter } from './task-router.ts';
+import { type TaskOwner, type TaskOwners, withoutTasksExtension } from './tasks.ts';
 
 /** How the session answers a backend's question: now, or by its call's own answer (input_required). */
 export type InputAnswer = { answer: InputOutcome } | { park: true };
@@ -50,13 +50,7 @@ export type RouteExtra = CallExtra & {
   taskRequest?: Record<string, unknown>;
 };
 
-/** The task methods a client can send (`tasks/list` is answered by the router itself). */
-export type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'tasks/update';
 
-// A 2026-07-28 backend (tasks through the extension) or a 2025 one (tasks in core).
-const isModernBackend = (backend: BackendState) => backend.protocolVersion !== null && backend.protocolVersion >= '2026';
-// How many pages of one backend's tasks/list are read for one client's tasks/list.
-const MAX_TASK_LIST_PAGES = 20;
 
 /** What the router needs of one backend: its worker, reached by request. */
 export interface BackendLink {
@@ -119,7 +113,19 @@ export class Router {
   // reach another).
   private readonly inflight = new Map<string, Map<object, { calls: number; deliver: (params: Record<string, unknown>) => void }>>();
 
-  constructor(private readonly options: RouterOptions) {}
+  /** tasks/* and task handles (task-router.ts). */
+  readonly tasks: TaskRouter<BackendLink, RouteExtra>;
+
+  constructor(private readonly options: RouterOptions) {
+    this.tasks = new TaskRouter({
+      catalog: options.catalog,
+      links: options.links,
+      taskIds: options.taskIds,
+      taskOwners: options.taskOwners,
+      send: (target, method, params, extra) => this.send(target, method, params, extra),
+      unavailable: (backend) => this.unavailable(backend),
+    });
+  }
 
   /** Checks the requestState a retry echoes (the client-facing Server's verify hook). */
   get stateCodec(): StateCodec {
@@ -250,148 +256,12 @@ export class Router {
   async callTool(qualified: string, args: Record<string, unknown> | undefined, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('tool', qualified, filter);
     const params: Record<string, unknown> = { name: target.name, ...(args ? { arguments: args } : {}) };
-    const task = this.taskAugmentation(target, qualified, extra);
+    const task = this.tasks.augmentation(target, qualified, extra);
     if (task) params.task = task;
     const result = await this.send(target, 'tools/call', params, extra);
-    return this.adoptTask(target, result, extra) ?? qualifyToolResult(target.backend.name, result);
+    return this.tasks.adopt(target, result, extra) ?? qualifyToolResult(target.backend.name, result);
   }
 
-  // Whether a call runs as a 2025-11-25 task: its 2025 client asked for one, or a 2026-07-28
-  // client calls a tool its 2025 backend runs only as a task (the extension lets the server
-  // decide, so a tool that may run either way runs as a plain call).
-  private taskAugmentation(target: Target, qualified: string, extra: RouteExtra): Record<string, unknown> | undefined {
-    if (isModernBackend(target.backend)) {
-      if (extra.taskRequest) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${qualified} does not run as a 2025-11-25 task: backend '${target.backend.name}' speaks 2026-07-28`, { tool: qualified });
-      return undefined;
-    }
-    if (extra.taskRequest) return extra.taskRequest;
-    if (!extra.modern) return undefined;
-    const tool = target.backend.inventory?.tools.find((t) => t.name === target.name) as { execution?: { taskSupport?: unknown } } | undefined;
-    if (tool?.execution?.taskSupport !== 'required') return undefined;
-    if (!takesTasks(extra.clientCapabilities)) {
-      throw new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `Tool ${qualified} runs only as a task: declare the ${TASKS_EXTENSION} extension in the request's client capabilities`, {
-        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-      });
-    }
-    return {};
-  }
-
-  // A 2025 backend's new task: its id becomes ours (signed, naming the backend and its
-  // connection), a 2025 session owns it, and each client era gets its own shape.
-  private adoptTask(target: Target, result: Record<string, unknown>, extra: RouteExtra): Record<string, unknown> | null {
-    const task = createdTask2025(result);
-    if (!task) return null;
-    const name = target.backend.name;
-    const backendId = task.taskId as string;
-    const taskId = this.options.taskIds.mint({ b: name, w: target.link.worker, c: target.link.connection, t: backendId });
-    if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, name, backendId);
-    return extra.modern ? { resultType: 'task', ...modernTask(task, taskId) } : { ...result, task: { ...task, taskId } };
-  }
-
-  // The backend, worker and connection a client's task id names; refused when it is not this
-  // service's, not this session's, or its backend restarted since.
-  private taskTarget(taskId: unknown, filter: BackendFilter, extra: RouteExtra): Target & { ref: TaskRef } {
-    let ref: TaskRef;
-    try {
-      ref = this.options.taskIds.open(taskId);
-    } catch (error) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${(error as Error).message}`, { taskId });
-    }
-    if (extra.taskOwner && this.options.taskOwners.ownerOf(ref.b, ref.t) !== extra.taskOwner) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task: this session did not create it', { taskId });
-    }
-    const backend = this.options.catalog.backend(ref.b, filter);
-    if (!backend) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: backend '${ref.b}' is not configured`, { taskId });
-    const link = this.options.links(ref.b);
-    if (!link) throw this.unavailable(backend);
-    if (link.worker !== ref.w || link.connection !== ref.c) {
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `Backend '${ref.b}' restarted since it created this task: the task and its result are lost; call the tool again`, { backend: ref.b, reason: 'restarted', taskId });
-    }
-    return { backend, name: ref.t, link, ref };
-  }
-
-  /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/update`: to the (2025) backend that created the task. */
-  async taskRequest(method: TaskMethod, params: Record<string, unknown>, filter: BackendFilter, extra: RouteExtra): Promise<Record<string, unknown>> {
-    const taskId = params.taskId as string;
-    const target = this.taskTarget(taskId, filter, extra);
-    const name = target.backend.name;
-    const forward = { ...params, taskId: target.ref.t };
-    if (extra.modern) return this.modernTaskOf2025(method, target, forward, taskId, extra);
-    if (method === 'tasks/update') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-    const result = await this.send(target, method, forward, extra);
-    if (method === 'tasks/result') return withRelatedTask(qualifyToolResult(name, result), taskId);
-    return { ...result, taskId };
-  }
-
-  // A 2026-07-28 client follows a 2025 backend's task: tasks/get carries the result once the
-  // task is done (read with the backend's tasks/result); cancel is acknowledged empty.
-  private async modernTaskOf2025(method: TaskMethod, target: Target, forward: Record<string, unknown>, taskId: string, extra: RouteExtra): Promise<Record<string, unknown>> {
-    const name = target.backend.name;
-    if (method === 'tasks/cancel') {
-      await this.send(target, 'tasks/cancel', forward, extra);
-      return {};
-    }
-    if (method !== 'tasks/get') {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Backend '${name}' runs 2025-11-25 tasks, which take input only through tasks/result; ${method} cannot reach it`, { taskId });
-    }
-    const { _meta: _dropped, ...status } = await this.send(target, 'tasks/get', forward, extra);
-    const task = modernTask(status, taskId);
-    if (status.status === 'input_required') {
-      // Its questions come with tasks/result, which this era does not have: say so, keep it working.
-      return { ...task, status: 'working', statusMessage: `${typeof status.statusMessage === 'string' ? `${status.statusMessage} ` : ''}(backend '${name}' waits for input that a 2026-07-28 client cannot give to a 2025-11-25 task)` };
-    }
-    if (status.status !== 'completed' && status.status !== 'failed') return task;
-    try {
-      const { _meta: _related, ...result } = await this.send(target, 'tasks/result', forward, extra);
-      if (status.status === 'completed') return { ...task, result: qualifyToolResult(name, result) };
-      return { ...task, error: { code: ProtocolErrorCode.InternalError, message: typeof status.statusMessage === 'string' ? status.statusMessage : 'The task failed', data: result } };
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      return { ...task, status: 'failed', error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
-    }
-  }
-
-  /** `tasks/list` of a 2025 session: the tasks it created, on every backend it sees that lists tasks. */
-  async listTasks(filter: BackendFilter, extra: RouteExtra): Promise<{ tasks: Record<string, unknown>[] }> {
-    const owner = extra.taskOwner;
-    const tasks: Record<string, unknown>[] = [];
-    if (!owner) return { tasks };
-    for (const backend of this.options.catalog.connected(filter)) {
-      const offered = backend.capabilities?.tasks;
-      const link = this.options.links(backend.name);
-      if (!link || isModernBackend(backend) || !isPlainObject(offered) || !isPlainObject(offered.list)) continue;
-      let cursor: string | undefined;
-      for (let pages = 0; pages < MAX_TASK_LIST_PAGES; pages++) {
-        let page: Record<string, unknown>;
-        try {
-          page = await this.send({ backend, name: '', link }, 'tasks/list', cursor ? { cursor } : {}, extra);
-        } catch {
-          break; // one backend failing to list hides its tasks only
-        }
-        for (const task of Array.isArray(page.tasks) ? page.tasks : []) {
-          if (!isPlainObject(task) || typeof task.taskId !== 'string' || this.options.taskOwners.ownerOf(backend.name, task.taskId) !== owner) continue;
-          tasks.push({ ...task, taskId: this.options.taskIds.mint({ b: backend.name, w: link.worker, c: link.connection, t: task.taskId }) });
-        }
-        cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-        if (!cursor) break;
-      }
-    }
-    return { tasks };
-  }
-
-  /** A backend's task changed status (2025-11-25 `notifications/tasks/status`): its creator hears it. */
-  taskStatus(backend: string, params: Record<string, unknown>): void {
-    if (typeof params.taskId !== 'string') return;
-    const owner = this.options.taskOwners.ownerOf(backend, params.taskId);
-    const link = this.options.links(backend);
-    if (!owner || !link) return;
-    owner.taskStatus({ ...params, taskId: this.options.taskIds.mint({ b: backend, w: link.worker, c: link.connection, t: params.taskId }) });
-  }
-
-  /** A session ended: its tasks are nobody's. */
-  dropTaskOwner(owner: TaskOwner): void {
-    this.options.taskOwners.drop(owner);
-  }
 
   async getPrompt(qualified: string, args: Record<string, string> | undefined, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('prompt', qualified, filter);

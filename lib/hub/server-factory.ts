@@ -94,6 +94,12 @@ class GatewayServer extends Server {
   }
 }
 
+// A 2025 client's `params.task` (the call is to run as a task).
+const taskOf = (params: object): Record<string, unknown> | undefined => {
+  const task = (params as { task?: unknown }).task;
+  return task !== null && typeof task === 'object' && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined;
+};
+
 const TaskIdParams = z.looseObject({ taskId: z.string() });
 const TaskListParams = z.looseObject({ cursor: z.string().optional() });
 
@@ -120,7 +126,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
   );
   // The tasks this server's 2025 session creates are its own; their status notifications come here.
   const owner: TaskOwner = { taskStatus: (params) => void server.notification({ method: 'notifications/tasks/status', params }).catch(() => undefined) };
-  const closeHooks: (() => void)[] = [() => router.dropTaskOwner(owner)];
+  const closeHooks: (() => void)[] = [() => router.tasks.dropOwner(owner)];
   server.onclose = () => {
     for (const hook of closeHooks) hook();
   };
@@ -149,19 +155,18 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
         const tool = findTool(args, view());
         const inner = args.arguments;
         if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
-        return call(ctx, tool.name, inner as Record<string, unknown> | undefined);
+        return call(ctx, tool.name, inner as Record<string, unknown> | undefined, taskOf(req.params));
       }
-      const task = (req.params as { task?: unknown }).task;
-      return call(ctx, name, req.params.arguments, task !== null && typeof task === 'object' ? (task as Record<string, unknown>) : undefined);
+      return call(ctx, name, req.params.arguments, taskOf(req.params));
     });
   }
   // Tasks: 2025-11-25 in core (get, result, list, cancel), the 2026-07-28 extension (get, update, cancel).
   if (capabilities.tasks || (capabilities.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION]) {
     // tasks/update's inputResponses are lifted out of params by the SDK: the router refuses it for every backend it routes tasks to.
     for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'] as const) {
-      server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(ctx, (extra) => router.taskRequest(method, params, filter, extra)) as never);
+      server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(ctx, (extra) => router.tasks.request(method, params, filter, extra)) as never);
     }
-    server.setRequestHandler('tasks/list', { params: TaskListParams }, (_params, ctx) => run(ctx, (extra) => router.listTasks(filter, extra)) as never);
+    server.setRequestHandler('tasks/list', { params: TaskListParams }, (_params, ctx) => run(ctx, (extra) => router.tasks.list(filter, extra)) as never);
   }
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', (req, ctx) => listPage(ctx, 'prompts', view().prompts, req.params?.cursor));

@@ -4,8 +4,11 @@
 // backend that made it. A task outlives neither its backend's connection nor this service run.
 import { createSealer } from './signed-token.ts';
 
-/** Where a task lives: backend `b`, its worker `w`, connection `c`, the backend's task id `t`. */
-export type TaskRef = { b: string; w: number; c: number; t: string };
+/**
+ * Where a task lives: backend `b`, its worker `w`, connection `c`, the backend's task id `t`;
+ * `s` marks a task a 2025 session owns (no 2026-07-28 request may reach it).
+ */
+export type TaskRef = { b: string; w: number; c: number; t: string; s?: 1 };
 
 export type TaskIdCodec = {
   mint(ref: TaskRef): string;

@@ -13,10 +13,10 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The `_meta` key that ties a message to a task (2025-11-25). */
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
-
 type Json = Record<string, unknown>;
+
+/** The statuses a task does not leave. */
+export const isTerminal = (status: unknown) => status === 'completed' || status === 'failed' || status === 'cancelled';
 
 /** The backend's task of a 2025-11-25 `CreateTaskResult` (`{task: {...}}`), or null. */
 export function createdTask2025(result: Json): Json | null {
@@ -58,36 +58,81 @@ export function takesTasks(clientCapabilities: Json | undefined): boolean {
 /** A 2025 session (or stdio connection) that creates tasks: they are its alone, and it hears their status. */
 export type TaskOwner = { taskStatus(params: Json): void };
 
-const keyOf = (backend: string, taskId: string) => `${backend}\u0000${taskId}`;
+/** A backend's task: backend `b`, worker `w`, connection `c`, the backend's own task id `t`. */
+export type OwnedTask = { b: string; w: number; c: number; t: string };
+
+/** How many owned tasks a hub remembers; the oldest are forgotten first. */
+export const MAX_OWNED_TASKS = 10_000;
+
+const keyOf = (task: OwnedTask) => `${task.b}\u0000${task.w}\u0000${task.c}\u0000${task.t}`;
 
 /**
  * Which 2025 session created which backend task, so that another session can neither read nor
- * list nor cancel it, and a status notification reaches its creator only. 2026-07-28 requests
- * belong to no session: there the signed task id is the only key.
+ * list nor cancel it, and a status notification reaches its creator only. Keyed by the
+ * backend's connection too: a backend that restarts may hand out the same ids again.
+ * 2026-07-28 requests belong to no session: there the signed task id is the only key.
  */
 export class TaskOwners {
-  private readonly owners = new Map<string, TaskOwner>();
+  private readonly tasks = new Map<string, { owner: TaskOwner; task: OwnedTask; running: boolean }>();
+  private readonly byOwner = new Map<TaskOwner, Set<string>>();
 
-  claim(owner: TaskOwner, backend: string, taskId: string): void {
-    this.owners.set(keyOf(backend, taskId), owner);
+  constructor(private readonly max = MAX_OWNED_TASKS) {}
+
+  claim(owner: TaskOwner, task: OwnedTask, running = true): void {
+    const key = keyOf(task);
+    this.remove(key);
+    this.tasks.set(key, { owner, task, running });
+    const keys = this.byOwner.get(owner) ?? new Set<string>();
+    keys.add(key);
+    this.byOwner.set(owner, keys);
+    for (const oldest of this.tasks.keys()) {
+      if (this.tasks.size <= this.max) break;
+      this.remove(oldest);
+    }
   }
 
-  ownerOf(backend: string, taskId: string): TaskOwner | undefined {
-    return this.owners.get(keyOf(backend, taskId));
+  ownerOf(task: OwnedTask): TaskOwner | undefined {
+    return this.tasks.get(keyOf(task))?.owner;
+  }
+
+  /** The task reached a terminal status: a restart of its backend no longer fails it. */
+  settled(task: OwnedTask): void {
+    const entry = this.tasks.get(keyOf(task));
+    if (entry) entry.running = false;
+  }
+
+  private remove(key: string): void {
+    const entry = this.tasks.get(key);
+    if (!entry) return;
+    this.tasks.delete(key);
+    const keys = this.byOwner.get(entry.owner);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byOwner.delete(entry.owner);
   }
 
   /** A session ended: its tasks are nobody's (the backend ends them by their ttl). */
   drop(owner: TaskOwner): void {
-    for (const [key, value] of this.owners) if (value === owner) this.owners.delete(key);
+    for (const key of this.byOwner.get(owner) ?? []) this.tasks.delete(key);
+    this.byOwner.delete(owner);
   }
 
-  /** A backend left the configuration or restarted: its tasks are gone. */
+  /**
+   * The backend now runs on worker `w`, connection `c`: the tasks of its earlier connections
+   * are gone. Returns those that were still running.
+   */
+  lostTo(backend: string, w: number, c: number): { owner: TaskOwner; task: OwnedTask }[] {
+    const gone = [...this.tasks.entries()].filter(([, { task }]) => task.b === backend && (task.w !== w || task.c !== c));
+    for (const [key] of gone) this.remove(key);
+    return gone.filter(([, entry]) => entry.running).map(([, { owner, task }]) => ({ owner, task }));
+  }
+
+  /** A backend left the configuration: its tasks are gone. */
   forget(backend: string): void {
-    const prefix = `${backend}\u0000`;
-    for (const key of this.owners.keys()) if (key.startsWith(prefix)) this.owners.delete(key);
+    for (const [key, { task }] of [...this.tasks.entries()]) if (task.b === backend) this.remove(key);
   }
 
-  get size(): number {
-    return this.owners.size;
+  /** Whether `owner` holds any task (for tests of the bound). */
+  holds(owner: TaskOwner): number {
+    return this.byOwner.get(owner)?.size ?? 0;
   }
 }

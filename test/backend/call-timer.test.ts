@@ -14,6 +14,17 @@ T('expires after its time when nothing happens', async () => {
   timer.clear();
 });
 
+T('a call without a time limit never expires, through pauses and restarts', async () => {
+  let expired = 0;
+  const timer = new CallTimer(null, () => expired++);
+  timer.pause();
+  timer.resume();
+  timer.restart();
+  await sleep(60);
+  assert.is(expired, 0);
+  timer.clear();
+});
+
 T('does not expire while paused, however long; resumed, it has its full time again', async () => {
   let expired = 0;
   const timer = new CallTimer(40, () => expired++);

@@ -40,11 +40,11 @@ async function modernClient(capabilities: Record<string, unknown>) {
 // The Tasks extension from a 2026-07-28 client: the SDK's client has no runtime for it (it
 // refuses a `resultType: "task"` answer and will not send tasks/get to a 2026-07-28 server), so
 // these go as plain 2026-07-28 HTTP requests, with the routing headers the extension asks for.
-async function modernRequest(method: string, params: Record<string, unknown>, name = params.taskId): Promise<Record<string, any>> {
+async function modernRequest(method: string, params: Record<string, unknown>, name = params.taskId, capabilities: Record<string, unknown> = { extensions: { [TASKS_EXTENSION]: {} } }): Promise<Record<string, any>> {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'e2e-tasks-raw', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
   };
   const response = await fetch(`${svc.base}/mcp`, {
     method: 'POST',
@@ -106,7 +106,7 @@ T('e2e tasks :: a 2025 client: the tool is listed as task-only, runs as a task, 
   assert.is(done.taskId, taskId);
   const result = await request('tasks/result', { taskId });
   assert.match(textOf(result), /Research Report: gateways/);
-  assert.is(result._meta?.['io.modelcontextprotocol/related-task']?.taskId ?? taskId, taskId, 'a related-task mark names the client-facing id');
+  assert.is(result._meta?.['io.modelcontextprotocol/related-task']?.taskId, taskId, 'the related-task mark names the client-facing id');
 
   const listed = await request('tasks/list', {});
   assert.ok(listed.tasks.some((t: any) => t.taskId === taskId), 'its own task is listed');
@@ -119,6 +119,12 @@ T('e2e tasks :: a 2025 client: the tool is listed as task-only, runs as a task, 
   const refused = await other.request('tasks/get', { taskId }).catch((error) => error);
   assert.instance(refused, Error);
   assert.match(refused.message, /Unknown task: this session did not create it/);
+  const cancel = await other.request('tasks/cancel', { taskId }).catch((error) => error);
+  assert.match(String(cancel.message), /Unknown task: this session did not create it/);
+  // Nor does a 2026-07-28 request, which belongs to no session.
+  const stateless = await modernRequest('tasks/get', { taskId });
+  assert.is(stateless.error?.code, -32602);
+  assert.match(stateless.error?.message, /Unknown task: it belongs to a 2025 session/);
 });
 
 T('e2e tasks :: a forged or altered task id is refused; a cancelled task says so', async () => {
@@ -158,11 +164,15 @@ T('e2e tasks :: a 2026-07-28 client with the Tasks extension gets a task handle 
 
   const noResult = await modernRequest('tasks/result', { taskId: handle.taskId });
   assert.is(noResult.error?.code, -32601, 'tasks/result is not a 2026-07-28 method');
+  assert.is((await modernRequest('tasks/list', {}, undefined)).error?.code, -32601, 'nor is tasks/list');
+  const undeclared = await modernRequest('tasks/get', { taskId: handle.taskId }, handle.taskId, {});
+  assert.is(undeclared.error?.code, -32021, 'tasks/get from a client that did not declare the extension');
 
   const { result: second } = await modernRequest('tools/call', { name: RESEARCH, arguments: { topic: 'cancelled' } }, RESEARCH);
   const ack = await modernRequest('tasks/cancel', { taskId: second.taskId });
   assert.equal(ack.error, undefined);
-  assert.is(ack.result.resultType ?? 'complete', 'complete', 'an empty acknowledgement');
+  const { _meta: _envelope, ...acknowledged } = ack.result;
+  assert.equal(acknowledged, { resultType: 'complete' }, 'an empty acknowledgement');
   const cancelled = await settled(async () => (await modernRequest('tasks/get', { taskId: second.taskId })).result);
   assert.is(cancelled.status, 'cancelled');
   const update = await modernRequest('tasks/update', { taskId: second.taskId, inputResponses: {} });
@@ -177,9 +187,10 @@ T('e2e tasks :: a 2026-07-28 client without the extension is told which capabili
   assert.equal(refused.data?.requiredCapabilities, { extensions: { [TASKS_EXTENSION]: {} } });
 });
 
-T('e2e tasks :: a task of a backend that restarted fails, naming the backend', async () => {
-  const { request } = await legacyClient();
+T('e2e tasks :: a task of a backend that restarted fails, naming the backend: its session is told, the log counts it, polling says why', async () => {
+  const { request, statuses } = await legacyClient();
   const created = await request('tools/call', { name: RESEARCH, arguments: { topic: 'lost' }, task: { ttl: 60_000 } });
+  const logged = svc.logs.length;
   await callControl(socketPath(svc.dir), 'restart', { server: 'everything' }, { timeoutMs: 30_000 });
   await svc.waitFor(async () => {
     const { body } = await svc.get('/health');
@@ -190,6 +201,10 @@ T('e2e tasks :: a task of a backend that restarted fails, naming the backend', a
     return error instanceof Error && /restarted/.test(error.message) && error;
   }, 'the old task fails as restarted');
   assert.match(lost.message, /Backend 'everything' restarted since it created this task/);
+  const failed = await poll(async () => statuses.find((s) => s.taskId === created.task.taskId && s.status === 'failed'), 'the session hears its task failed');
+  assert.match(failed.statusMessage, /Backend 'everything' restarted: the task and its result are lost/);
+  const line = await poll(async () => svc.logs.slice(logged).find((l) => /task\(s\) of backend 'everything' were lost when it restarted/.test(String(l.msg))), 'the log line');
+  assert.is(line.tasks, 1);
 });
 
 T.run();

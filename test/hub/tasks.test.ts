@@ -68,21 +68,43 @@ test('tasks :: a 2026-07-28 client takes tasks only when its request declares th
   assert.not.ok(takesTasks(undefined));
 });
 
-test('tasks :: owners: a task is its creator\'s; a session that ends and a backend that goes take theirs', () => {
+test('tasks :: owners: a task is its creator\'s, per backend connection; a session that ends, a backend that restarts or goes take theirs', () => {
   const owners = new TaskOwners();
   const a = { taskStatus: () => undefined };
   const b = { taskStatus: () => undefined };
-  owners.claim(a, 'x', '1');
-  owners.claim(a, 'y', '1');
-  owners.claim(b, 'x', '2');
-  assert.is(owners.ownerOf('x', '1'), a);
-  assert.is(owners.ownerOf('y', '1'), a, 'the same backend id on two backends: two tasks');
-  assert.is(owners.ownerOf('x', '2'), b);
+  const task = (backend: string, t: string, c = 1, w = 1) => ({ b: backend, w, c, t });
+  owners.claim(a, task('x', '1'));
+  owners.claim(a, task('y', '1'));
+  owners.claim(b, task('x', '2'));
+  assert.is(owners.ownerOf(task('x', '1')), a);
+  assert.is(owners.ownerOf(task('y', '1')), a, 'the same backend id on two backends: two tasks');
+  assert.is(owners.ownerOf(task('x', '2')), b);
+  assert.is(owners.ownerOf(task('x', '1', 2)), undefined, 'the same id on a later connection is another task');
   owners.drop(a);
-  assert.is(owners.ownerOf('x', '1'), undefined);
-  assert.is(owners.ownerOf('x', '2'), b);
-  owners.forget('x');
-  assert.is(owners.size, 0);
+  assert.is(owners.ownerOf(task('x', '1')), undefined);
+  assert.is(owners.holds(a), 0);
+  assert.is(owners.ownerOf(task('x', '2')), b);
+
+  const lost = owners.lostTo('x', 1, 2);
+  assert.equal(lost, [{ owner: b, task: task('x', '2') }], 'a reconnect: the earlier connection\'s tasks are lost, once');
+  assert.equal(owners.lostTo('x', 1, 2), []);
+  owners.claim(b, task('x', '3', 2));
+  owners.claim(b, task('x', '4', 2));
+  owners.settled(task('x', '4', 2));
+  assert.equal(owners.lostTo('x', 2, 1).map((e) => e.task.t), ['3'], 'a new worker starts its connections afresh: another place; a finished task is not lost');
+  assert.is(owners.ownerOf(task('x', '4', 2)), undefined, 'but forgotten');
+  owners.claim(b, task('z', '9'));
+  owners.forget('z');
+  assert.is(owners.holds(b), 0);
+});
+
+test('tasks :: owners are bounded: the oldest task is forgotten first', () => {
+  const owners = new TaskOwners(2);
+  const a = { taskStatus: () => undefined };
+  for (const t of ['1', '2', '3']) owners.claim(a, { b: 'x', w: 1, c: 1, t });
+  assert.is(owners.holds(a), 2);
+  assert.is(owners.ownerOf({ b: 'x', w: 1, c: 1, t: '1' }), undefined);
+  assert.is(owners.ownerOf({ b: 'x', w: 1, c: 1, t: '3' }), a);
 });
 
 test('capabilities :: a backend offering 2025-11-25 tool tasks: tasks for 2025 clients, the extension for 2026-07-28 ones; a 2026-07-28 backend\'s extension is not passed on', () => {
