@@ -33,7 +33,9 @@ export type HubPortsOptions = {
 
 // Where a call's outcome goes: a hub and its id for the call, or nowhere while it is parked.
 type Origin = { hub: number; callId: number } | null;
-type Question = { workerCallId: number; settle: (outcome: InputOutcome) => void };
+type Question = { workerCallId: number; method: InputMethod; params: Record<string, unknown>; settle: (outcome: InputOutcome) => void };
+/** The `_meta` key that ties a backend's question to one of its tasks (2025-11-25). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 type Parked = Question & { timer: NodeJS.Timeout };
 /** Parked questions that timed out, remembered so a late retry is told why (bounded). */
 const EXPIRED_KEPT = 1_000;
@@ -48,6 +50,8 @@ export class HubPorts {
   private readonly origins = new Map<number, Origin>();
   private readonly questions = new Map<number, Question>();
   private readonly parked = new Map<number, Parked>();
+  /** The backend task each tasks/result call in flight waits for (its questions are that call's). */
+  private readonly awaitedTasks = new Map<number, string>();
   /** Which hubs have clients subscribed to each resource URI of the backend. */
   private readonly subscribers = new Map<string, Set<number>>();
   /** Why each recently voided parked question ended, for a late retry. */
@@ -93,6 +97,8 @@ export class HubPorts {
         return this.subscribe(hub, message.callId, message.uri);
       case 'unsubscribe':
         return this.unsubscribe(hub, message.uri);
+      case 'parkedFor':
+        return this.post(hub, { type: 'outcome', callId: message.callId, outcome: { ok: true, result: this.parkedFor(message.taskId) } });
       default: {
         const unknown: never = message;
         throw new Error(`protocol error: unknown message from hub ${hub}: ${JSON.stringify(unknown)}`);
@@ -103,11 +109,13 @@ export class HubPorts {
   private call(hub: number, message: Extract<HubToBackend, { type: 'call' }>): void {
     const callId = this.nextCallId++;
     this.origins.set(callId, { hub, callId: message.callId });
+    if (message.method === 'tasks/result' && typeof message.params.taskId === 'string') this.awaitedTasks.set(callId, message.params.taskId);
     const call: BackendCall = { callId, method: message.method, params: message.params, wantsProgress: message.wantsProgress };
     if (message.clientCapabilities) call.clientCapabilities = message.clientCapabilities;
     void this.runner.request(call).then((outcome) => {
       const origin = this.origins.get(callId);
       this.origins.delete(callId);
+      this.awaitedTasks.delete(callId);
       // A call parked by its hub and never resumed: nobody waits for its outcome any more.
       if (origin) this.post(origin.hub, { type: 'outcome', callId: origin.callId, outcome });
       const why = outcome.ok ? 'the call it belonged to has ended' : outcome.error.kind === 'disconnected' ? GONE : `the call it belonged to failed: ${outcome.error.message}`;
@@ -179,10 +187,12 @@ export class HubPorts {
   }
 
   // The hubs with calls in flight here, and which calls.
-  private callsByHub(): Map<number, { worker: number; hub: number }[]> {
+  // With `task`, only the tasks/result calls waiting for that task, when there are any.
+  private callsByHub(task?: unknown): Map<number, { worker: number; hub: number }[]> {
+    const awaiting = typeof task === 'string' ? [...this.awaitedTasks].filter(([, t]) => t === task).map(([worker]) => worker) : [];
     const byHub = new Map<number, { worker: number; hub: number }[]>();
     for (const [worker, origin] of this.origins) {
-      if (!origin) continue;
+      if (!origin || (awaiting.length && !awaiting.includes(worker))) continue;
       const list = byHub.get(origin.hub) ?? [];
       list.push({ worker, hub: origin.callId });
       byHub.set(origin.hub, list);
@@ -208,7 +218,8 @@ export class HubPorts {
    * call it is. Never sent to the wrong client: with calls of several hubs in flight it is refused.
    */
   ask(method: InputMethod, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const hubs = this.callsByHub();
+    // A task's question (its related-task mark) is for whoever waits in that task's tasks/result.
+    const hubs = this.callsByHub((params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK]?.taskId);
     if (hubs.size !== 1) {
       const why = hubs.size === 0 ? 'no client call is in flight on it' : `calls of several clients are in flight on it`;
       this.options.warn({ method, hubs: hubs.size }, `a ${method} request from the backend was refused: ${why}, so it cannot be tied to one client`);
@@ -222,6 +233,8 @@ export class HubPorts {
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       this.questions.set(requestId, {
         workerCallId,
+        method,
+        params,
         settle: (outcome) => {
           for (const { worker } of calls) this.runner.resumeTimeout(worker);
           if (outcome.ok) resolve(outcome.result);
@@ -247,6 +260,15 @@ export class HubPorts {
     this.origins.set(question.workerCallId, null);
     const timer = setTimeout(() => this.expire(requestId, `the client did not answer within ${this.options.inputTimeoutMs} ms (--input-timeout)`), this.options.inputTimeoutMs);
     this.parked.set(requestId, { ...question, timer });
+  }
+
+  // The parked question a backend's task asked (a task asks through tasks/result, one at a time).
+  private parkedFor(taskId: string): Record<string, unknown> {
+    for (const [parkId, { method, params }] of this.parked) {
+      const related = (params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK];
+      if (related?.taskId === taskId) return { parkId, method, params };
+    }
+    return {};
   }
 
   private expire(parkId: number, reason: string): void {

@@ -6,6 +6,7 @@ import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOut
 import type { BackendMethod, CallError, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './router.ts';
 import { inputError } from './client-input.ts';
+import { RELATED_TASK } from './tasks.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -105,6 +106,11 @@ export class BackendLink implements RouterLink {
     if (!this.closed) this.send({ type: 'unsubscribe', uri });
   }
 
+  /** The question of the backend's task `taskId` parked in the worker, if there is one. */
+  parkedFor(taskId: string): Promise<LinkOutcome> {
+    return this.run({}, (callId) => ({ type: 'parkedFor', callId, taskId }));
+  }
+
   private async run(extra: CallExtra, message: (callId: number) => HubToBackend): Promise<LinkOutcome> {
     if (this.closed) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `Backend '${this.name}' is not connected` } };
     const callId = this.nextCallId++;
@@ -127,7 +133,11 @@ export class BackendLink implements RouterLink {
   // The backend asks its client something: the session of the calls in flight answers it, or it
   // is parked (2026-07-28), or refused when those calls belong to several sessions.
   private async question(requestId: number, callIds: number[], method: InputMethod, params: Record<string, unknown>): Promise<void> {
-    const calls = callIds.map((id) => [id, this.inflight.get(id)] as const).filter((c): c is readonly [number, Inflight] => c[1] !== undefined);
+    const all = callIds.map((id) => [id, this.inflight.get(id)] as const).filter((c): c is readonly [number, Inflight] => c[1] !== undefined);
+    // A task's question (its related-task mark) belongs to the tasks/result call of that task.
+    const task = (params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK]?.taskId;
+    const own = task === undefined ? [] : all.filter(([, call]) => call.extra.relatedTask === task);
+    const calls = own.length ? own : all;
     const sessions = new Set(calls.map(([id, call]) => call.extra.session ?? id));
     const reply = (outcome: InputOutcome) => this.send({ type: 'inputResponse', requestId, outcome });
     if (calls.length === 0 || sessions.size !== 1) {

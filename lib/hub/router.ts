@@ -29,6 +29,8 @@ export type CallExtra = {
   session?: object;
   /** The backend asks this call's client something (elicitation, sampling). */
   onInputRequest?: (method: InputMethod, params: Record<string, unknown>) => Promise<InputAnswer>;
+  /** The backend's task this call (a tasks/result) waits for: that task's questions are its own. */
+  relatedTask?: string;
 };
 
 /** A call's outcome, or its question parked in the backend's worker until a retry answers it. */
@@ -64,6 +66,8 @@ export interface BackendLink {
   resume(parkId: number, answer: InputOutcome, extra: CallExtra): Promise<LinkOutcome>;
   subscribe(uri: string): Promise<LinkOutcome>;
   unsubscribe(uri: string): void;
+  /** The question of the backend's task parked in the worker (`{parkId, method, params}` or `{}`). */
+  parkedFor(taskId: string): Promise<LinkOutcome>;
 }
 
 /** The key of the one question a parked call asks its client. */

@@ -162,9 +162,12 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
   }
   // Tasks: 2025-11-25 in core (get, result, list, cancel), the 2026-07-28 extension (get, update, cancel).
   if (capabilities.tasks || (capabilities.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION]) {
-    // tasks/update's inputResponses are lifted out of params by the SDK: the router refuses it for every backend it routes tasks to.
     for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'] as const) {
-      server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(ctx, (extra) => router.tasks.request(method, params, filter, extra)) as never);
+      server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => {
+        // tasks/update's inputResponses are lifted out of params by the SDK.
+        const withAnswers = method === 'tasks/update' ? { ...params, inputResponses: ctx.mcpReq.inputResponses ?? {} } : params;
+        return run(ctx, (extra) => router.tasks.request(method, withAnswers, filter, extra)) as never;
+      });
     }
     server.setRequestHandler('tasks/list', { params: TaskListParams }, (_params, ctx) => run(ctx, (extra) => router.tasks.list(filter, extra)) as never);
   }

@@ -3,7 +3,7 @@
 // hands over its way to a backend (`send`, which turns failures into sanitized MCP errors).
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { BackendState } from '../shared/backend-state.ts';
-import type { BackendMethod } from '../shared/messages/calls.ts';
+import type { BackendMethod, CallOutcome, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
@@ -14,8 +14,17 @@ import { qualifyToolResult } from './uri-rewrite.ts';
 
 type Json = Record<string, unknown>;
 
-/** What the task router needs of a backend's link: where its tasks live. */
-export type TaskLink = { readonly worker: number; readonly connection: number };
+type Outcome = CallOutcome | { parked: { parkId: number; method: InputMethod; params: Json } };
+type Asking = { session?: object; relatedTask?: string; onInputRequest?: (method: InputMethod, params: Json) => Promise<{ park: true }> };
+
+/** What the task router needs of a backend's link: where its tasks live, and the way to their questions. */
+export type TaskLink = {
+  readonly worker: number;
+  readonly connection: number;
+  request(method: BackendMethod, params: Json, extra: Asking): Promise<Outcome>;
+  resume(parkId: number, answer: InputOutcome, extra: Asking): Promise<Outcome>;
+  parkedFor(taskId: string): Promise<Outcome>;
+};
 
 /** What the task router reads of a client request. */
 export type TaskExtra = {
@@ -29,6 +38,7 @@ export type TaskExtra = {
 };
 
 export type TaskTarget<L extends TaskLink> = { backend: BackendState; name: string; link: L };
+type Located<L extends TaskLink> = TaskTarget<L> & { ref: TaskRef };
 
 /** The task methods a client can send (`tasks/list` is answered by `list`). */
 export type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'tasks/update';
@@ -46,6 +56,10 @@ export type TaskRouterOptions<L extends TaskLink, E extends TaskExtra> = {
 export const isModernBackend = (backend: BackendState) => backend.protocolVersion !== null && backend.protocolVersion >= '2026';
 // How many pages of one backend's tasks/list are read for one client's tasks/list.
 const MAX_TASK_LIST_PAGES = 20;
+// How long a tasks/get waits for a 2025 task's question to arrive before it answers `working`.
+const QUESTION_WAIT_MS = 2_000;
+/** The inputRequests key of a parked question of a task (unique over the task's life). */
+const inputKey = (parkId: number) => `input-${parkId}`;
 
 const unknownTask = (why: string, taskId: unknown) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${why}`, { taskId });
 const needsExtension = (what: string) =>
@@ -54,10 +68,13 @@ const needsExtension = (what: string) =>
   });
 
 export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
+  // Tasks whose tasks/result this hub runs in the background to take their question.
+  private readonly fetching = new Set<string>();
+
   constructor(private readonly options: TaskRouterOptions<L, E>) {}
 
   // The client-facing id of a backend's task on `link`'s connection; `owned` marks a 2025 session's.
-  private idOf(backend: string, link: TaskLink, taskId: string, owned: boolean): string {
+  private idOf(backend: string, link: { worker: number; connection: number }, taskId: string, owned: boolean): string {
     return this.options.taskIds.mint({ b: backend, w: link.worker, c: link.connection, t: taskId, ...(owned ? { s: 1 } : {}) });
   }
 
@@ -93,7 +110,7 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
 
   // The backend, worker and connection a client's task id names; refused when it is not this
   // service's, not this client's, or its backend restarted since.
-  private target(taskId: unknown, filter: BackendFilter, extra: E): TaskTarget<L> & { ref: TaskRef } {
+  private target(taskId: unknown, filter: BackendFilter, extra: E): Located<L> {
     let ref: TaskRef;
     try {
       ref = this.options.taskIds.open(taskId);
@@ -114,7 +131,7 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
     return { backend, name: ref.t, link, ref };
   }
 
-  /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/update`: to the backend that created the task. */
+  /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/update` (with the client's `inputResponses`): to the backend that created the task. */
   async request(method: TaskMethod, params: Json, filter: BackendFilter, extra: E): Promise<Json> {
     if (extra.modern && !takesTasks(extra.clientCapabilities)) throw needsExtension(`${method} is part of the Tasks extension`);
     const taskId = params.taskId as string;
@@ -131,19 +148,22 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
 
   // A 2026-07-28 client follows a 2025 backend's task: tasks/get carries the result once the
   // task is done (read with the backend's tasks/result); cancel is acknowledged empty.
-  private async modernView(method: TaskMethod, target: TaskTarget<L>, forward: Json, taskId: string, extra: E): Promise<Json> {
+  private async modernView(method: TaskMethod, target: Located<L>, forward: Json, taskId: string, extra: E): Promise<Json> {
     const name = target.backend.name;
     if (method === 'tasks/cancel') {
       await this.options.send(target, 'tasks/cancel', forward, extra);
       return {};
     }
-    if (method !== 'tasks/get') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Backend '${name}' runs 2025-11-25 tasks, which take input only through tasks/result; ${method} cannot reach it`, { taskId });
+    if (method === 'tasks/update') return this.answer(target, forward);
     const { _meta: _dropped, ...status } = await this.options.send(target, 'tasks/get', forward, extra);
     const task = modernTask(status, taskId);
     if (status.status === 'input_required') {
-      // Its questions come with tasks/result, which this era does not have: say so, keep it working.
-      const said = typeof status.statusMessage === 'string' ? `${status.statusMessage} ` : '';
-      return { ...task, status: 'working', statusMessage: `${said}(backend '${name}' waits for input that a 2026-07-28 client cannot give to a 2025-11-25 task)` };
+      // Its question comes with tasks/result, which this era does not have: the gateway takes it
+      // and shows it as the extension's inputRequests; tasks/update answers it.
+      const question = await this.question(target);
+      if (question && 'parkId' in question) return { ...task, inputRequests: { [inputKey(question.parkId)]: { method: question.method, params: question.params } } };
+      if (question) return { ...task, status: 'completed', result: qualifyToolResult(name, question.result) };
+      return { ...task, status: 'working' };
     }
     if (status.status !== 'completed' && status.status !== 'failed') return task;
     // A tool's own failure (isError) is a result: `completed`; only a JSON-RPC error is `failed`.
@@ -154,6 +174,41 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
       if (!(error instanceof ProtocolError)) throw error;
       return { ...task, status: 'failed', error: { code: error.code, message: sanitize(error.message), ...(error.data !== undefined ? { data: error.data } : {}) } };
     }
+  }
+
+  // The question a 2025 task waits on: parked in the worker already, or taken now by a tasks/result
+  // run in the background (its question parks there; its outcome is not needed: tasks/get reads
+  // the result again). Null when none came within QUESTION_WAIT_MS; the result if the task ended.
+  private async question(target: Located<L>): Promise<{ parkId: number; method: InputMethod; params: Json } | { result: Json } | null> {
+    const backendTaskId = target.ref.t;
+    const parked = await target.link.parkedFor(backendTaskId);
+    if ('ok' in parked && parked.ok && typeof parked.result.parkId === 'number') return parked.result as { parkId: number; method: InputMethod; params: Json };
+    const key = `${target.backend.name}\u0000${backendTaskId}`;
+    if (this.fetching.has(key)) return null;
+    this.fetching.add(key);
+    const running = target.link
+      .request('tasks/result', { taskId: backendTaskId }, { session: {}, relatedTask: backendTaskId, onInputRequest: async () => ({ park: true }) })
+      .finally(() => this.fetching.delete(key));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<null>((resolve) => (timer = setTimeout(resolve, QUESTION_WAIT_MS, null)));
+    const first = await Promise.race([running, waited]).finally(() => clearTimeout(timer));
+    if (first === null) return null;
+    if ('parked' in first) return first.parked;
+    return first.ok ? { result: first.result } : null;
+  }
+
+  // tasks/update from a 2026-07-28 client: the answer to the task's parked question resumes the
+  // backend (whose tasks/result goes on in the background); the acknowledgement does not wait.
+  private async answer(target: Located<L>, forward: Json): Promise<Json> {
+    const responses = isPlainObject(forward.inputResponses) ? forward.inputResponses : {};
+    const parked = await target.link.parkedFor(target.ref.t);
+    const parkId = 'ok' in parked && parked.ok && typeof parked.result.parkId === 'number' ? parked.result.parkId : null;
+    // Keys that are not outstanding are ignored (the extension says so).
+    const answer = parkId === null ? undefined : responses[inputKey(parkId)];
+    if (parkId === null || !isPlainObject(answer)) return {};
+    const backendTaskId = target.ref.t;
+    void target.link.resume(parkId, { ok: true, result: answer }, { session: {}, relatedTask: backendTaskId, onInputRequest: async () => ({ park: true }) });
+    return {};
   }
 
   /** `tasks/list` of a 2025 session: the tasks it created, on every backend it sees that lists tasks. */

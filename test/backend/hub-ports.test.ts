@@ -164,4 +164,25 @@ H('subscriptions are counted per hub: the backend is asked once, updates reach t
   assert.equal(backendAsked, ['+file:///x', '-file:///x'], 'the last hub ended: the backend is let go');
 });
 
+H('a task\'s question goes to the hub waiting in that task\'s tasks/result, though another hub has a call in flight; parked, it is found by the task', async () => {
+  const { ports, hubs, warnings } = setup();
+  hubs[0]!.send(callMessage(1));
+  hubs[1]!.send({ type: 'call', callId: 9, method: 'tasks/result', params: { taskId: 'T1' }, wantsProgress: false });
+  await ticks();
+  const related = { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'T1' } }, message: 'which one?' };
+  const asking = ports.ask('elicitation/create', related);
+  const request = await hubs[1]!.next('inputRequest');
+  assert.equal(request.callIds, [9], 'only the call that waits for the task');
+  assert.equal(warnings, []);
+  hubs[1]!.send({ type: 'park', requestId: request.requestId });
+  await ticks();
+  hubs[0]!.send({ type: 'parkedFor', callId: 2, taskId: 'T1' });
+  const found = await hubs[0]!.next('outcome');
+  assert.equal(found.outcome, { ok: true, result: { parkId: request.requestId, method: 'elicitation/create', params: related } }, 'any hub finds it by the task');
+  hubs[0]!.send({ type: 'parkedFor', callId: 3, taskId: 'T2' });
+  assert.equal((await hubs[0]!.next('outcome')).outcome, { ok: true, result: {} }, 'another task has none');
+  hubs[0]!.send({ type: 'resume', callId: 4, parkId: request.requestId, outcome: { ok: true, result: { action: 'accept' } } });
+  assert.equal(await asking, { action: 'accept' });
+});
+
 H.run();

@@ -20,14 +20,22 @@ const Loose = z.looseObject({});
 let svc: Service;
 const clients: Client[] = [];
 
+// The first interpretation server-everything offers for an ambiguous research topic.
+const firstInterpretation = (params: Record<string, any>) => ({ action: 'accept', content: { interpretation: params.requestedSchema.properties.interpretation.oneOf[0].const } });
+
 async function legacyClient() {
   const statuses: Record<string, any>[] = [];
-  const client = new Client({ name: 'e2e-tasks-legacy', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'legacy' } });
+  const asked: Record<string, any>[] = [];
+  const client = new Client({ name: 'e2e-tasks-legacy', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } });
   client.setNotificationHandler('notifications/tasks/status', { params: z.looseObject({ taskId: z.string() }) }, (params) => void statuses.push(params));
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params as Record<string, any>);
+    return firstInterpretation(request.params as Record<string, any>) as never;
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
   clients.push(client);
   const request = (method: string, params: Record<string, unknown>) => client.request({ method, params } as never, Loose) as Promise<Record<string, any>>;
-  return { client, statuses, request };
+  return { client, statuses, asked, request };
 }
 
 async function modernClient(capabilities: Record<string, unknown>) {
@@ -175,8 +183,35 @@ T('e2e tasks :: a 2026-07-28 client with the Tasks extension gets a task handle 
   assert.equal(acknowledged, { resultType: 'complete' }, 'an empty acknowledgement');
   const cancelled = await settled(async () => (await modernRequest('tasks/get', { taskId: second.taskId })).result);
   assert.is(cancelled.status, 'cancelled');
-  const update = await modernRequest('tasks/update', { taskId: second.taskId, inputResponses: {} });
-  assert.match(String(update.error?.message), /runs 2025-11-25 tasks, which take input only through tasks\/result/);
+  const update = await modernRequest('tasks/update', { taskId: second.taskId, inputResponses: { 'input-999': { action: 'accept' } } });
+  assert.equal(update.error, undefined, 'answers to questions that are not outstanding are ignored');
+});
+
+T('e2e tasks :: a task that asks for input: a 2025 client is asked on its tasks/result stream; a 2026-07-28 client sees inputRequests in tasks/get and answers with tasks/update', async () => {
+  const legacy = await legacyClient();
+  const created = await legacy.request('tools/call', { name: RESEARCH, arguments: { topic: 'python', ambiguous: true }, task: { ttl: 60_000 } });
+  const report = await legacy.request('tasks/result', { taskId: created.task.taskId });
+  assert.is(legacy.asked.length, 1, 'the backend\'s question reached the session that waits for the task');
+  assert.match(textOf(report), /Clarification/);
+  assert.not.match(textOf(report), /elicitation unavailable/);
+
+  const { result: handle } = await modernRequest('tools/call', { name: RESEARCH, arguments: { topic: 'python', ambiguous: true } }, RESEARCH);
+  const waiting = await poll(async () => {
+    const { result } = await modernRequest('tasks/get', { taskId: handle.taskId });
+    return (result.status === 'input_required' || ['completed', 'failed', 'cancelled'].includes(result.status)) && result;
+  }, 'the task asks for input', 30_000);
+  assert.is(waiting.status, 'input_required');
+  const [key, question] = Object.entries(waiting.inputRequests as Record<string, any>)[0]!;
+  assert.is(question.method, 'elicitation/create');
+  assert.match(question.params.message, /could have multiple interpretations/);
+  const again = await modernRequest('tasks/get', { taskId: handle.taskId });
+  assert.equal(Object.keys(again.result.inputRequests ?? {}), [key], 'the same question under the same key while it is outstanding');
+  const ack = await modernRequest('tasks/update', { taskId: handle.taskId, inputResponses: { [key]: firstInterpretation(question.params) } });
+  assert.equal(ack.error, undefined);
+  const done = await settled(async () => (await modernRequest('tasks/get', { taskId: handle.taskId })).result);
+  assert.is(done.status, 'completed');
+  assert.match(textOf(done.result), /Clarification/);
+  assert.not.match(textOf(done.result), /elicitation unavailable|User declined|User cancelled/, 'the answer reached the backend');
 });
 
 T('e2e tasks :: a 2026-07-28 client without the extension is told which capability the task-only tool needs', async () => {

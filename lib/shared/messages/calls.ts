@@ -60,7 +60,12 @@ export type HubToBackend =
   /** This hub's clients want updates of a backend resource (answered with an `outcome` for `callId`). */
   | { type: 'subscribe'; callId: number; uri: string }
   /** No client of this hub wants them any more. */
-  | { type: 'unsubscribe'; uri: string };
+  | { type: 'unsubscribe'; uri: string }
+  /**
+   * Which question of the backend's task `taskId` (its `related-task` mark) is parked here:
+   * answered with an `outcome` for `callId`, `{parkId, method, params}` or `{}` when none is.
+   */
+  | { type: 'parkedFor'; callId: number; taskId: string };
 
 /** What a hub needs of a live connection to show the backend to clients. */
 export type ConnectionFacts = {
