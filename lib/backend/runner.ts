@@ -16,6 +16,7 @@ import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
 
 type Emit = (event: RunnerEvent) => void;
 
@@ -126,6 +127,8 @@ export class BackendRunner {
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
       await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
+      // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
+      if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
       const inventory = await this.readInventory(client);
       if (generation !== this.generation) return;
       this.connected = true;
@@ -170,6 +173,7 @@ export class BackendRunner {
         listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged },
       },
     );
+    allowTaskMethods(client);
     client.onerror = (error) => this.log.debug({ err: redactCredentials(error.message) }, 'MCP client error');
     const ask = (method: InputMethod) => async (request: { params?: unknown }, ctx: { mcpReq: { _meta?: Record<string, unknown> } }) => {
       if (!this.options.onInputRequest) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
@@ -311,7 +315,7 @@ export class BackendRunner {
         call.method === 'completion/complete'
           ? await client.complete(params as never, options)
           : await client.request({ method: call.method, params } as never, RAW_RESULT, { ...options, ...(call.method === 'resources/read' ? { cacheMode: 'bypass' as const } : {}) });
-      return { ok: true, result: result as Record<string, unknown> };
+      return { ok: true, result: unwrapTaskHandle(result as Record<string, unknown>) };
     } catch (error) {
       return { ok: false, error: timedOut ? this.timedOut() : this.callError(error, abort.signal.aborted) };
     } finally {

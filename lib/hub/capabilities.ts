@@ -22,7 +22,7 @@ export function mergedCapabilities(backends: Iterable<Offered>): Record<string, 
     }
     if (isPlainObject(offered.completions)) merged.completions = {};
     // Tasks of tool calls: a 2025 backend's (in core) reach 2025 clients as they are and
-    // 2026-07-28 clients through the extension (a 2026-07-28 backend's are not passed on: tasks.ts).
+    // 2026-07-28 clients through the extension; a 2026-07-28 backend's (the extension) reach 2026-07-28 clients.
     const tasks = offered.tasks;
     if (isPlainObject(tasks) && isPlainObject(tasks.requests) && isPlainObject(tasks.requests.tools) && isPlainObject(tasks.requests.tools.call)) {
       const list = isPlainObject(tasks.list) ? { list: {} } : {};
@@ -30,6 +30,7 @@ export function mergedCapabilities(backends: Iterable<Offered>): Record<string, 
       merged.tasks = { ...(merged.tasks ?? {}), ...list, ...cancel, requests: { tools: { call: {} } } };
       merged.extensions = { ...(merged.extensions ?? {}), [TASKS_EXTENSION]: {} };
     }
+    if (isPlainObject(offered.extensions) && isPlainObject(offered.extensions[TASKS_EXTENSION])) merged.extensions = { ...(merged.extensions ?? {}), [TASKS_EXTENSION]: {} };
     if (isPlainObject(offered.logging)) merged.logging = {};
   }
   return merged;

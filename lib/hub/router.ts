@@ -13,8 +13,8 @@ import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
 import type { TaskIdCodec } from './task-ids.ts';
-import { isModernBackend, TaskRouter } from './task-router.ts';
-import { type TaskOwner, type TaskOwners, withoutTasksExtension } from './tasks.ts';
+import { TaskRouter } from './task-router.ts';
+import type { TaskOwner, TaskOwners } from './tasks.ts';
 
 /** How the session answers a backend's question: now, or by its call's own answer (input_required). */
 export type InputAnswer = { answer: InputOutcome } | { park: true };
@@ -217,9 +217,6 @@ export class Router {
     const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
     // What goes to the backend link: everything but the hub-side log sink, retry and task facts.
     const { logSink: _sink, retry: _retry, modern: _modern, taskOwner: _owner, taskRequest: _task, ...callExtra } = extra;
-    // A 2026-07-28 backend is not told the client takes tasks: the SDK's client in its worker
-    // cannot read a `resultType: "task"` answer, so such a task could never be reached.
-    if (callExtra.clientCapabilities && isModernBackend(target.backend)) callExtra.clientCapabilities = withoutTasksExtension(callExtra.clientCapabilities);
     let outcome: LinkOutcome;
     try {
       outcome = await this.dispatch(target, method, params, extra, callExtra);

@@ -1,6 +1,7 @@
 // Routes tasks (issue 15): a 2025-11-25 backend's tasks, served to 2025 clients as they are and
-// to 2026-07-28 clients through the Tasks extension (shapes and ownership: tasks.ts). The router
-// hands over its way to a backend (`send`, which turns failures into sanitized MCP errors).
+// to 2026-07-28 clients through the Tasks extension, and a 2026-07-28 backend's extension tasks
+// to 2026-07-28 clients (shapes and ownership: tasks.ts). The router hands over its way to a
+// backend (`send`, which turns failures into sanitized MCP errors).
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { BackendState } from '../shared/backend-state.ts';
 import type { BackendMethod, CallOutcome, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
@@ -9,7 +10,7 @@ import { sanitize } from '../shared/sanitize.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskIdCodec, TaskRef } from './task-ids.ts';
-import { createdTask2025, isTerminal, modernTask, RELATED_TASK, takesTasks, type TaskOwner, type TaskOwners, TASKS_EXTENSION } from './tasks.ts';
+import { createdTask2025, isCreatedTask2026, isTerminal, modernTask, RELATED_TASK, takesTasks, type TaskOwner, type TaskOwners, TASKS_EXTENSION } from './tasks.ts';
 import { qualifyToolResult } from './uri-rewrite.ts';
 
 type Json = Record<string, unknown>;
@@ -52,7 +53,7 @@ export type TaskRouterOptions<L extends TaskLink, E extends TaskExtra> = {
   unavailable: (backend: BackendState) => ProtocolError;
 };
 
-/** A 2026-07-28 backend: it speaks the Tasks extension, whose tasks are not passed on (tasks.ts). */
+/** A 2026-07-28 backend: its tasks are the extension's. */
 export const isModernBackend = (backend: BackendState) => backend.protocolVersion !== null && backend.protocolVersion >= '2026';
 // How many pages of one backend's tasks/list are read for one client's tasks/list.
 const MAX_TASK_LIST_PAGES = 20;
@@ -97,11 +98,17 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
     return {};
   }
 
-  /** A 2025 backend's new task: its id becomes ours, a 2025 session owns it, each era gets its shape. */
+  /** A backend's new task: its id becomes ours, a 2025 session owns it, each era gets its shape. */
   adopt(target: TaskTarget<L>, result: Json, extra: E): Json | null {
+    const name = target.backend.name;
+    if (isCreatedTask2026(result)) {
+      // Only a client that declared the extension is answered with one (the backend was told what it declared).
+      const ref = { b: name, w: target.link.worker, c: target.link.connection, t: result.taskId as string };
+      if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, ref, !isTerminal(result.status));
+      return { ...result, taskId: this.idOf(name, target.link, ref.t, extra.taskOwner !== undefined) };
+    }
     const task = createdTask2025(result);
     if (!task) return null;
-    const name = target.backend.name;
     const ref = { b: name, w: target.link.worker, c: target.link.connection, t: task.taskId as string };
     if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, ref, !isTerminal(task.status));
     const taskId = this.idOf(name, target.link, ref.t, extra.taskOwner !== undefined);
@@ -137,6 +144,7 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
     const taskId = params.taskId as string;
     const target = this.target(taskId, filter, extra);
     const forward = { ...params, taskId: target.ref.t };
+    if (isModernBackend(target.backend)) return this.extensionTask(method, target, forward, taskId, extra);
     if (extra.modern) return this.modernView(method, target, forward, taskId, extra);
     if (method === 'tasks/update') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     const result = await this.options.send(target, method, forward, extra);
@@ -144,6 +152,14 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
     // The gateway's own mark: the backend's named its task id (and envelope keys are not passed on).
     if (method === 'tasks/result') return { ...qualifyToolResult(target.backend.name, result), _meta: { ...(isPlainObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId } } };
     return { ...result, taskId };
+  }
+
+  // A 2026-07-28 backend's task (the extension): forwarded as it is, under the backend's own id.
+  private async extensionTask(method: TaskMethod, target: Located<L>, forward: Json, taskId: string, extra: E): Promise<Json> {
+    if (!extra.modern || method === 'tasks/result') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Backend '${target.backend.name}' runs 2026-07-28 tasks: poll tasks/get, which carries the result`, { taskId });
+    const result = await this.options.send(target, method, forward, extra);
+    if (method !== 'tasks/get') return result;
+    return { ...result, taskId, ...(isPlainObject(result.result) ? { result: qualifyToolResult(target.backend.name, result.result) } : {}) };
   }
 
   // A 2026-07-28 client follows a 2025 backend's task: tasks/get carries the result once the

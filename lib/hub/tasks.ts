@@ -3,10 +3,9 @@
 // `{task}`; its status is read with `tasks/get`, its result with `tasks/result`. The 2026-07-28
 // Tasks extension (`io.modelcontextprotocol/tasks`) answers a call with `resultType: "task"` and
 // the task's fields inline; `tasks/get` carries the result once it is done (no `tasks/result`).
-// The gateway serves a 2025 backend's tasks to both client eras. A 2026-07-28 backend's own
-// tasks are not passed on: the SDK client (2.4.0) in its worker refuses a `resultType: "task"`
-// answer and will not send `tasks/get` to a 2026-07-28 server, so such a backend is never told
-// that a client takes tasks. Pure code: the router does the routing.
+// The gateway serves a 2025 backend's tasks to both client eras, and a 2026-07-28 backend's to
+// 2026-07-28 clients (the worker carries them past the SDK's client: backend/task-handles.ts).
+// Pure code: the router does the routing.
 import { isPlainObject } from '../shared/plain-object.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -28,25 +27,10 @@ export function isCreatedTask2026(result: Json): boolean {
   return result.resultType === 'task' && typeof result.taskId === 'string';
 }
 
-/** Client capabilities without the Tasks extension (for a backend whose tasks cannot be passed on). */
-export function withoutTasksExtension(capabilities: Json): Json {
-  const extensions = capabilities.extensions;
-  if (!isPlainObject(extensions) || !(TASKS_EXTENSION in extensions)) return capabilities;
-  const { [TASKS_EXTENSION]: _tasks, ...rest } = extensions;
-  return { ...capabilities, extensions: rest };
-}
-
 /** A 2025-11-25 task (`ttl`, `pollInterval`) as the 2026-07-28 extension spells it (`ttlMs`, `pollIntervalMs`). */
 export function modernTask(task: Json, taskId: string): Json {
   const { ttl, pollInterval, taskId: _backendId, ...rest } = task;
   return { ...rest, taskId, ttlMs: typeof ttl === 'number' ? ttl : null, ...(typeof pollInterval === 'number' ? { pollIntervalMs: pollInterval } : {}) };
-}
-
-/** `_meta` with the related task named by the client-facing id (or as it was, when it names none). */
-export function withRelatedTask(result: Json, taskId: string): Json {
-  const meta = result._meta;
-  if (!isPlainObject(meta) || !isPlainObject(meta[RELATED_TASK])) return result;
-  return { ...result, _meta: { ...meta, [RELATED_TASK]: { ...meta[RELATED_TASK], taskId } } };
 }
 
 /** What a 2026-07-28 client declared in its per-request capabilities: whether it takes tasks. */

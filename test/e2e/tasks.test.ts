@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
-import { EVERYTHING_SERVER, poll, type Service, startService } from '../helpers/service.ts';
+import { backendFixture, EVERYTHING_SERVER, poll, type Service, startService } from '../helpers/service.ts';
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const RESEARCH = 'everything_agent_simulate-research-query';
@@ -83,13 +83,18 @@ const T = suite('e2e tasks');
 
 T.before(async () => {
   svc = await startService({
-    config: { mcpServers: { everything: { command: node, args: [EVERYTHING_SERVER, 'stdio'] } } },
+    config: {
+      mcpServers: {
+        everything: { command: node, args: [EVERYTHING_SERVER, 'stdio'] },
+        jobs: { command: node, args: [backendFixture('runs-tasks-2026.mjs')], protocolVersion: '2026-07-28' },
+      },
+    },
     args: ['--health-rate-limit', '0'],
   });
   await svc.waitFor(async () => {
     const { body } = await svc.get('/health');
     return body.status === 'healthy' && body;
-  }, 'the backend connected', 30_000);
+  }, 'the backends connected', 30_000);
 });
 
 T.after(async () => {
@@ -212,6 +217,26 @@ T('e2e tasks :: a task that asks for input: a 2025 client is asked on its tasks/
   assert.is(done.status, 'completed');
   assert.match(textOf(done.result), /Clarification/);
   assert.not.match(textOf(done.result), /elicitation unavailable|User declined|User cancelled/, 'the answer reached the backend');
+});
+
+T('e2e tasks :: a 2026-07-28 backend\'s own tasks (the extension) pass through to a 2026-07-28 client under the gateway\'s ids', async () => {
+  const { result: handle } = await modernRequest('tools/call', { name: 'jobs_agent_slow_job', arguments: { ms: 300 } }, 'jobs_agent_slow_job');
+  assert.is(handle.resultType, 'task');
+  assert.is(handle.status, 'working');
+  assert.match(handle.taskId, /^[\w-]+\.[\w-]+$/, 'the gateway\'s signed id');
+  const done = await settled(async () => (await modernRequest('tasks/get', { taskId: handle.taskId })).result);
+  assert.is(done.status, 'completed');
+  assert.is(done.taskId, handle.taskId);
+  assert.match(textOf(done.result), /^job [0-9a-f-]+ done$/, 'the result came from the backend');
+
+  const { result: second } = await modernRequest('tools/call', { name: 'jobs_agent_slow_job', arguments: { ms: 60_000 } }, 'jobs_agent_slow_job');
+  const ack = await modernRequest('tasks/cancel', { taskId: second.taskId });
+  assert.equal(ack.error, undefined);
+  assert.is((await modernRequest('tasks/get', { taskId: second.taskId })).result.status, 'cancelled');
+
+  const undeclared = await modernRequest('tools/call', { name: 'jobs_agent_slow_job', arguments: {} }, 'jobs_agent_slow_job', {});
+  assert.is(undeclared.error?.code, -32021, 'a client without the extension: the backend says what it needs');
+  assert.equal(undeclared.error?.data?.requiredCapabilities, { extensions: { [TASKS_EXTENSION]: {} } });
 });
 
 T('e2e tasks :: a 2026-07-28 client without the extension is told which capability the task-only tool needs', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { createStateCodec } from '../../lib/hub/request-state.ts';
 import { createTaskIdCodec } from '../../lib/hub/task-ids.ts';
-import { createdTask2025, isCreatedTask2026, modernTask, RELATED_TASK, takesTasks, TaskOwners, TASKS_EXTENSION, withoutTasksExtension, withRelatedTask } from '../../lib/hub/tasks.ts';
+import { createdTask2025, isCreatedTask2026, modernTask, takesTasks, TaskOwners, TASKS_EXTENSION } from '../../lib/hub/tasks.ts';
 import { mergedCapabilities } from '../../lib/hub/capabilities.ts';
 
 const key = randomBytes(32);
@@ -45,20 +45,6 @@ test('tasks :: a 2025-11-25 task in the extension\'s spelling: ttl → ttlMs (nu
   const backend = { taskId: 'inner', status: 'working', statusMessage: 'Gathering', createdAt: 'c', lastUpdatedAt: 'u', ttl: 60000, pollInterval: 1000 };
   assert.equal(modernTask(backend, 'ours'), { status: 'working', statusMessage: 'Gathering', createdAt: 'c', lastUpdatedAt: 'u', taskId: 'ours', ttlMs: 60000, pollIntervalMs: 1000 });
   assert.equal(modernTask({ taskId: 'inner', status: 'working', ttl: null }, 'ours'), { status: 'working', taskId: 'ours', ttlMs: null });
-});
-
-test('tasks :: a related-task mark is renamed to the client-facing id; a result without one is left alone', () => {
-  const result = { content: [], _meta: { [RELATED_TASK]: { taskId: 'inner' }, other: 1 } };
-  assert.equal(withRelatedTask(result, 'ours'), { content: [], _meta: { [RELATED_TASK]: { taskId: 'ours' }, other: 1 } });
-  const plain = { content: [] };
-  assert.is(withRelatedTask(plain, 'ours'), plain);
-});
-
-test('tasks :: a 2026-07-28 backend is not told the client takes tasks; other capabilities stay', () => {
-  const caps = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {}, other: { x: 1 } } };
-  assert.equal(withoutTasksExtension(caps), { elicitation: {}, extensions: { other: { x: 1 } } });
-  const plain = { sampling: {} };
-  assert.is(withoutTasksExtension(plain), plain);
 });
 
 test('tasks :: a 2026-07-28 client takes tasks only when its request declares the extension', () => {
@@ -107,10 +93,10 @@ test('tasks :: owners are bounded: the oldest task is forgotten first', () => {
   assert.is(owners.ownerOf({ b: 'x', w: 1, c: 1, t: '3' }), a);
 });
 
-test('capabilities :: a backend offering 2025-11-25 tool tasks: tasks for 2025 clients, the extension for 2026-07-28 ones; a 2026-07-28 backend\'s extension is not passed on', () => {
+test('capabilities :: a backend offering 2025-11-25 tool tasks: tasks for 2025 clients, the extension for 2026-07-28 ones; a 2026-07-28 backend\'s extension alone', () => {
   const legacy = { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   assert.equal(mergedCapabilities([legacy]), { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, extensions: { [TASKS_EXTENSION]: {} } });
-  assert.equal(mergedCapabilities([{ tools: {}, extensions: { [TASKS_EXTENSION]: {} } }]), { tools: { listChanged: true } });
+  assert.equal(mergedCapabilities([{ tools: {}, extensions: { [TASKS_EXTENSION]: {} } }]), { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } });
   assert.equal(mergedCapabilities([{ tools: {}, tasks: { list: {} } }]), { tools: { listChanged: true } }, 'tasks for no request the gateway routes: not advertised');
 });
 
