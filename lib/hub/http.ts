@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
 import type { InitialLoadGate, Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
+import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
 
 /** A legacy session nobody has used for this long is closed (clients rarely send DELETE). */
@@ -80,6 +81,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     maxRequestBodySize,
     onerror: (error) => log.debug({ err: error.message }, 'MCP (2026-07-28) request error'),
   });
+  const listens = new ListenStreams(router, (clientUri) => modern.notify.resourceUpdated(clientUri));
 
   // 2025 clients on /mcp: a session per initialize, with its own Server and its tag filter fixed.
   async function legacy(request: Request, filter: BackendFilter): Promise<Response> {
@@ -118,7 +120,31 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize }));
     if (isLegacy) return legacy(request, filter);
     if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
+    // The SDK refuses a 2026-07-28 request whose Mcp-Method header is missing or not its body's method.
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return listen(request, filter);
     return modern.fetch(request);
+  }
+
+  // A listen stream's resourceSubscriptions: subscribed here, acknowledged and delivered by the SDK.
+  async function listen(request: Request, filter: BackendFilter): Promise<Response> {
+    const body: unknown = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+    const uris = requestedResources(body);
+    if (!uris) return modern.fetch(request);
+    await initialLoad?.settled();
+    // Without a backend offering subscribe in this view, the SDK acknowledges no resourceSubscriptions.
+    if (catalog.view(filter).capabilities.resources?.subscribe !== true) return modern.fetch(request);
+    const { honoured, release } = await listens.open(uris, filter);
+    let response: Response;
+    try {
+      response = await modern.fetch(request, { parsedBody: narrowedBody(body as Record<string, unknown>, honoured) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return releasedWithStream(response, request.signal, release);
   }
 
   async function openSse(request: Request): Promise<Response> {
