@@ -22,6 +22,8 @@ export type HubBackendsEvents = {
   resourceUpdated(backend: string, uri: string): void;
   /** A backend left the configuration. */
   removed(backend: string): void;
+  /** A channel to a backend worker, new or newer than the last one. */
+  attached?: (backend: string, link: BackendLink) => void;
   /** For the hub's log (a backend's question refused because no single client could be told). */
   warn(fields: Record<string, unknown>, msg: string): void;
 };
@@ -107,6 +109,7 @@ export class HubBackends implements BackendSource {
     });
     this.links.set(name, link);
     this.rebuild(name);
+    this.events.attached?.(name, link);
     this.events.changed();
   }
 

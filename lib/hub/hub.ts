@@ -37,6 +37,8 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     resourceUpdated: (name, uri) => router?.resourceUpdated(name, uri),
     // Its subscriptions went with its worker; a server added again under the name starts afresh.
     removed: (name) => subscriptions.forget(name),
+    // A backend worker that died took the subscriptions it held: its successor is asked again.
+    attached: (name, link) => subscriptions.relink(name, link),
   });
   const catalog = new Catalog(backends, log);
   // A retry may come a while after the question: the state lives as long as a parked question, and a little more.

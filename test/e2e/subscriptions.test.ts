@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { callControl } from '../../lib/control/client.ts';
+import { socketPath } from '../../lib/control/server.ts';
 import { FIXTURE_SERVER, poll, ROOT, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const COUNTER = path.join(ROOT, 'test/fixtures/backends/counter-with-subscriptions.mjs');
@@ -169,6 +171,28 @@ S('e2e subscriptions :: 2026-07-28 listen streams with resourceSubscriptions: ac
   await c.client.close();
   await poll(async () => (await counterSubscriptions(a.client)).subscribed.length === 0, 'the backend let go after the client left');
   await listenB.close();
+});
+
+S('e2e subscriptions :: a backend restart re-establishes its subscriptions: updates after the reconnect reach the subscribed 2025 session', async () => {
+  const session = await connect('legacy');
+  await session.client.subscribeResource({ uri: CLIENT_URI });
+  await session.client.subscribeResource({ uri: MODERN_URI });
+  for (const server of ['counter', 'counter-modern']) await callControl(socketPath(svc.dir), 'restart', { server }, { timeoutMs: 30_000 });
+  await healthyWith(['counter', 'counter-modern']);
+  // The new process was asked again (a 2025 backend counts resources/subscribe; the 2026-07-28 one is listened to).
+  const seen = await poll(async () => {
+    const now = await counterSubscriptions(session.client);
+    return now.subscribed.includes('counter://value') && now;
+  }, 'the restarted backend subscribed again');
+  assert.is(seen.subscribe, 1, 'a fresh process, asked once');
+  for (const [backend, uri] of [['counter', CLIENT_URI], ['counter-modern', MODERN_URI]] as const) {
+    // The 2026-07-28 backend's listen stream is opened after its reconnect: bump until an update arrives.
+    await poll(async () => {
+      await session.client.callTool({ name: `${backend}_agent_bump`, arguments: {} });
+      await settle();
+      return session.updates.includes(uri);
+    }, `the update of ${backend} after its restart`);
+  }
 });
 
 S('e2e subscriptions :: cache hints: the shortest ttl of the backends a list draws from; public only if all are and the view is everyone\'s; a read keeps its owner\'s', async () => {
