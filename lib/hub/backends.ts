@@ -131,6 +131,13 @@ export class HubBackends implements BackendSource {
     return this.connections.has(name) ? this.links.get(name) : undefined;
   }
 
+  /** Calls in flight on every backend (the hub's load). */
+  callsInFlight(): number {
+    let calls = 0;
+    for (const link of this.links.values()) calls += link.pending;
+    return calls;
+  }
+
   get(name: string): BackendState | undefined {
     return this.views.get(name);
   }

@@ -22,6 +22,9 @@ import { TokenEstimator } from './token-estimator.ts';
 
 export type Hub = { close(): Promise<void> };
 
+/** How often a hub checks whether its sessions or calls in flight changed (the `load` message). */
+const LOAD_INTERVAL_MS = 250;
+
 export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: MessagePort, log: Logger = createLogger(settings.log.level, settings.log.format).child({ hub: settings.index })): Hub {
   const post = (message: HubToMain) => parent.postMessage(message);
   let router: Router | null = null;
@@ -83,9 +86,20 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       ? serveOverStdio({ catalog, router, notifier, log, channel: pump, maxMessageBytes: settings.maxMessageBytes, lazyTools: settings.lazyTools, initialLoad })
       : null;
 
+  // A hub that dies cannot say what it took with it: the main thread logs what it last heard.
+  let load = { sessions: 0, calls: 0 };
+  const loadTimer = setInterval(() => {
+    const now = { sessions: mcp?.sessionCount() ?? 0, calls: backends.callsInFlight() };
+    if (now.sessions === load.sessions && now.calls === load.calls) return;
+    load = now;
+    post({ type: 'load', ...now });
+  }, LOAD_INTERVAL_MS);
+  loadTimer.unref();
+
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(loadTimer);
       const sessions = (await mcp?.close()) ?? 0;
       await stdio?.close();
       notifier.close();

@@ -8,6 +8,7 @@ import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
+import { failureFrame } from './failure-frame.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -90,7 +91,8 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       await response.body?.cancel().catch(() => undefined);
       return void exchanges.delete(id);
     }
-    post({ type: 'head', id, status: response.status, headers: [...response.headers] });
+    const failure = failureFrame(response);
+    post({ type: 'head', id, status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) });
     const reader = response.body?.getReader();
     const stop = () => void reader?.cancel().catch(() => undefined);
     exchange.abort.signal.addEventListener('abort', stop, { once: true });

@@ -55,4 +55,6 @@ export type MainToHub =
 export type HubToMain =
   | { type: 'ready' }
   | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
+  /** What the hub holds, sent when it changes (checked every 250 ms): a hub that dies is logged with it. */
+  | { type: 'load'; sessions: number; calls: number }
   | { type: 'closed' };
