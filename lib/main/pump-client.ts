@@ -118,6 +118,11 @@ export class PumpClient {
         exchange.res.write(message.chunk, () => this.post({ type: 'credit', id: message.id, bytes }));
         return;
       }
+      case 'failure': {
+        const exchange = this.exchanges.get(message.id);
+        if (exchange) exchange.failure = message.failure ?? undefined;
+        return;
+      }
       case 'end': {
         const exchange = this.exchanges.get(message.id);
         if (!exchange) return;

@@ -165,4 +165,24 @@ test('pump client :: when the hub is gone a request not answered yet gets 503; a
   }
 });
 
+test('pump client :: a stream whose owed requests change (legacy SSE) ends with the errors the hub last sent', async () => {
+  const p = await setup();
+  try {
+    const streaming = fetch(`${p.url}/sse`);
+    await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
+    const { id } = p.hub.find((m) => m.type === 'request') as { id: number };
+    p.send({ type: 'head', id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    const stream = await streaming;
+    p.send({ type: 'failure', id, failure: 'first' });
+    p.send({ type: 'failure', id, failure: null });
+    p.send({ type: 'failure', id, failure: '\n\nevent: message\ndata: {"id":2}\n\n' });
+    p.send({ type: 'chunk', id, chunk: new TextEncoder().encode('event: endpoint\ndata: /messages\n\n') });
+    await p.until(() => p.hub.some((m) => m.type === 'credit'), 'the chunk written');
+    assert.is(p.client.failAll(), 1);
+    assert.is(await stream.text(), 'event: endpoint\ndata: /messages\n\n\n\nevent: message\ndata: {"id":2}\n\n');
+  } finally {
+    await p.close();
+  }
+});
+
 test.run();
