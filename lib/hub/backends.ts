@@ -131,6 +131,13 @@ export class HubBackends implements BackendSource {
     return this.connections.has(name) ? this.links.get(name) : undefined;
   }
 
+  /** Backends the main thread says are connected whose channel has not said so yet. */
+  unwired(): string[] {
+    const names: string[] = [];
+    for (const [name, facts] of this.facts) if (facts.phase === 'connected' && !this.connections.has(name)) names.push(name);
+    return names;
+  }
+
   /** Calls in flight on every backend (the hub's load). */
   callsInFlight(): number {
     let calls = 0;

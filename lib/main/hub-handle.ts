@@ -78,7 +78,7 @@ export class HubHandle {
     if (this.stopping) return;
     const { file, workerData } = this.options.worker ?? workerEntry('hub');
     const channel = new MessageChannel();
-    const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: this.settings, pump: channel.port2 };
+    const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: { ...this.settings, generation: this.generation + 1 }, pump: channel.port2 };
     const worker = new Worker(file, {
       workerData: data,
       transferList: [channel.port2],

@@ -31,6 +31,8 @@ export type HubSettings = {
   inputTimeoutMs: number;
   /** The service's own version, for serverInfo. */
   version: string;
+  /** Which worker of this hub this is: 1 (or absent) the first, more after restarts. */
+  generation?: number;
 };
 
 /** What a hub worker receives in `workerData`. */
