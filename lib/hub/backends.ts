@@ -20,6 +20,7 @@ export type HubBackendsEvents = {
   changed(): void;
   backendLog(backend: string, params: Record<string, unknown>): void;
   resourceUpdated(backend: string, uri: string): void;
+  taskStatus(backend: string, params: Record<string, unknown>): void;
   /** A backend left the configuration. */
   removed(backend: string): void;
   /** A channel to a backend worker, new or newer than the last one. */
@@ -106,6 +107,7 @@ export class HubBackends implements BackendSource {
       backendLog: (params) => this.events.backendLog(name, params),
       warn: (fields, msg) => this.events.warn(fields, msg),
       resourceUpdated: (uri) => this.events.resourceUpdated(name, uri),
+      taskStatus: (params) => this.events.taskStatus(name, params),
     });
     this.links.set(name, link);
     this.rebuild(name);
@@ -115,6 +117,7 @@ export class HubBackends implements BackendSource {
 
   private setConnection(name: string, link: BackendLink, facts: ConnectionFacts): void {
     if (this.links.get(name) !== link) return;
+    link.connection = facts.connection;
     this.connections.set(name, facts);
     this.lastInventory.set(name, facts.inventory);
     this.lastCapabilities.set(name, facts.capabilities);

@@ -14,6 +14,8 @@ import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
 import { servePump } from './pump-server.ts';
 import { createStateCodec } from './request-state.ts';
+import { createTaskIdCodec } from './task-ids.ts';
+import { TaskOwners } from './tasks.ts';
 import { ResourceSubscriptions } from './subscriptions.ts';
 import { createRestHandlers } from './rest.ts';
 import { Router } from './router.ts';
@@ -32,6 +34,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   let router: Router | null = null;
   let initialLoad: InitialLoad | null = null;
   const subscriptions = new ResourceSubscriptions();
+  const taskOwners = new TaskOwners();
   const backends = new HubBackends({
     changed: () => {
       notifier.changed();
@@ -40,8 +43,12 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     backendLog: (name, params) => router?.backendLog(name, params),
     warn: (fields, msg) => log.warn(fields, msg),
     resourceUpdated: (name, uri) => router?.resourceUpdated(name, uri),
-    // Its subscriptions went with its worker; a server added again under the name starts afresh.
-    removed: (name) => subscriptions.forget(name),
+    taskStatus: (name, params) => router?.taskStatus(name, params),
+    // Its subscriptions and tasks went with its worker; a server added again under the name starts afresh.
+    removed: (name) => {
+      subscriptions.forget(name);
+      taskOwners.forget(name);
+    },
     // A backend worker that died took the subscriptions it held: its successor is asked again.
     attached: (name, link) => subscriptions.relink(name, link),
   });
@@ -67,6 +74,8 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
     subscriptions,
+    taskIds: createTaskIdCodec(Buffer.from(settings.requestStateKey, 'hex'), settings.instance),
+    taskOwners,
   });
   const tokens = new TokenEstimator();
   const mcp =
