@@ -47,6 +47,11 @@ export class BackendLink implements RouterLink {
     port.on('close', () => this.close(`backend '${name}' failed: its worker thread ended; the request was not completed`));
   }
 
+  /** Calls sent and not answered yet. */
+  get pending(): number {
+    return this.inflight.size;
+  }
+
   private onMessage(message: BackendToHub): void {
     switch (message.type) {
       case 'connected':

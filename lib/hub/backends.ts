@@ -25,6 +25,8 @@ export type HubBackendsEvents = {
   connected(backend: string, worker: number, connection: number): void;
   /** A backend left the configuration. */
   removed(backend: string): void;
+  /** A channel to a backend worker, new or newer than the last one. */
+  attached?: (backend: string, link: BackendLink) => void;
   /** For the hub's log (a backend's question refused because no single client could be told). */
   warn(fields: Record<string, unknown>, msg: string): void;
 };
@@ -111,6 +113,7 @@ export class HubBackends implements BackendSource {
     });
     this.links.set(name, link);
     this.rebuild(name);
+    this.events.attached?.(name, link);
     this.events.changed();
   }
 
@@ -132,6 +135,20 @@ export class HubBackends implements BackendSource {
 
   link(name: string): BackendLink | undefined {
     return this.connections.has(name) ? this.links.get(name) : undefined;
+  }
+
+  /** Backends the main thread says are connected whose channel has not said so yet. */
+  unwired(): string[] {
+    const names: string[] = [];
+    for (const [name, facts] of this.facts) if (facts.phase === 'connected' && !this.connections.has(name)) names.push(name);
+    return names;
+  }
+
+  /** Calls in flight on every backend (the hub's load). */
+  callsInFlight(): number {
+    let calls = 0;
+    for (const link of this.links.values()) calls += link.pending;
+    return calls;
   }
 
   get(name: string): BackendState | undefined {

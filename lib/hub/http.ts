@@ -12,6 +12,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
 import type { InitialLoadGate, Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
+import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
+import { withFailureFrame } from './failure-frame.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
 
 /** A legacy session nobody has used for this long is closed (clients rarely send DELETE). */
@@ -44,6 +46,20 @@ const waitsForInitialLoad = (method: string | null) => method !== null && (metho
 function jsonRpcError(code: ErrorCode, message: string, rpc?: number): Response {
   return Response.json(jsonRpcErrorBody(code, message, rpc), { status: httpStatus(code) });
 }
+
+// A POST's JSON body, read from a copy (the request stays readable), or undefined when it has none
+// or it is not JSON: the SDK then reads the request itself and answers the parse error.
+async function jsonBody(request: Request): Promise<unknown> {
+  if (request.method !== 'POST') return undefined;
+  try {
+    const text = await request.clone().text();
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const parsed = (body: unknown) => (body === undefined ? undefined : { parsedBody: body });
 
 function tagFilterOf(request: Request): BackendFilter | Response {
   try {
@@ -80,16 +96,17 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     maxRequestBodySize,
     onerror: (error) => log.debug({ err: error.message }, 'MCP (2026-07-28) request error'),
   });
+  const listens = new ListenStreams(router, (clientUri) => modern.notify.resourceUpdated(clientUri));
 
   // 2025 clients on /mcp: a session per initialize, with its own Server and its tag filter fixed.
-  async function legacy(request: Request, filter: BackendFilter): Promise<Response> {
+  async function legacy(request: Request, filter: BackendFilter, body: unknown): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     if (id) {
       const session = streamable.get(id);
       // -32000, not the catalogue's -32001: what this endpoint has always answered.
       if (!session) return jsonRpcError(Code.session_not_found, `Session not found: ${id}`, -32000);
       session.lastActivity = now();
-      return (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request);
+      return withFailureFrame(await (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request, parsed(body)), body);
     }
     if (request.method !== 'POST') return jsonRpcError(Code.bad_request, 'Bad Request: an Mcp-Session-Id header is required');
     const refusal = full();
@@ -106,7 +123,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       if (transport.sessionId) streamable.delete(transport.sessionId);
     };
     await server.connect(transport);
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(request, parsed(body));
     if (transport.sessionId === undefined) await server.close();
     return response;
   }
@@ -114,11 +131,33 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
   async function mcp(request: Request): Promise<Response> {
     const filter = tagFilterOf(request);
     if (filter instanceof Response) return filter;
-    // Only 2025 sessions carry a session id: skip the body sniffing for them.
-    const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, undefined, { maxRequestBodySize }));
-    if (isLegacy) return legacy(request, filter);
+    // The body is parsed once, here: the SDK gets it parsed (the main thread has enforced its size).
+    const body = await jsonBody(request);
+    // Only 2025 sessions carry a session id: skip the classification for them.
+    const isLegacy = request.headers.has('mcp-session-id') || (await isLegacyRequest(request, body, { maxRequestBodySize }));
+    if (isLegacy) return legacy(request, filter, body);
     if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
-    return modern.fetch(request);
+    // The SDK refuses a 2026-07-28 request whose Mcp-Method header is missing or not its body's method.
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return listen(request, filter, body);
+    return withFailureFrame(await modern.fetch(request, parsed(body)), body);
+  }
+
+  // A listen stream's resourceSubscriptions: subscribed here, acknowledged and delivered by the SDK.
+  async function listen(request: Request, filter: BackendFilter, body: unknown): Promise<Response> {
+    const uris = requestedResources(body);
+    if (!uris) return modern.fetch(request, parsed(body));
+    await initialLoad?.settled();
+    // Without a backend offering subscribe in this view, the SDK acknowledges no resourceSubscriptions.
+    if (catalog.view(filter).capabilities.resources?.subscribe !== true) return modern.fetch(request, parsed(body));
+    const { honoured, release } = await listens.open(uris, filter);
+    let response: Response;
+    try {
+      response = await modern.fetch(request, { parsedBody: narrowedBody(body as Record<string, unknown>, honoured) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return releasedWithStream(response, request.signal, release);
   }
 
   async function openSse(request: Request): Promise<Response> {

@@ -24,6 +24,11 @@ import { TokenEstimator } from './token-estimator.ts';
 
 export type Hub = { close(): Promise<void> };
 
+/** How often a hub checks whether its sessions or calls in flight changed (the `load` message). */
+const LOAD_INTERVAL_MS = 250;
+/** A restarted hub waits at most this long for the channels of the connected backends before answering. */
+const REWIRE_WAIT_MS = 5_000;
+
 export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: MessagePort, log: Logger = createLogger(settings.log.level, settings.log.format).child({ hub: settings.index })): Hub {
   const post = (message: HubToMain) => parent.postMessage(message);
   let router: Router | null = null;
@@ -48,14 +53,19 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       subscriptions.forget(name);
       taskOwners.forget(name);
     },
+    // A backend worker that died took the subscriptions it held: its successor is asked again.
+    attached: (name, link) => subscriptions.relink(name, link),
   });
   const catalog = new Catalog(backends, log);
   // A retry may come a while after the question: the state lives as long as a parked question, and a little more.
   const stateCodec = createStateCodec(Buffer.from(settings.requestStateKey, 'hex'), settings.instance, settings.inputTimeoutMs + 60_000);
   const notifier = new ChangeNotifier(catalog);
+  // A restarted hub starts with no backend: a 2025 session that began before their channels said
+  // they are connected would keep an empty capability set for its life.
   initialLoad = new InitialLoad({
-    waitMs: Math.max(0, settings.initialWaitUntil - Date.now()),
+    waitMs: Math.max(0, settings.initialWaitUntil - Date.now(), (settings.generation ?? 1) > 1 ? REWIRE_WAIT_MS : 0),
     backends: () => (backends.configAttempted ? backends.all() : null),
+    alsoWaiting: () => backends.unwired(),
     onDeadline: (still) => {
       if (still.length) log.warn({ stillConnecting: still }, 'initial wait over: clients are answered with the backends connected so far');
     },
@@ -94,9 +104,20 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       ? serveOverStdio({ catalog, router, notifier, log, channel: pump, maxMessageBytes: settings.maxMessageBytes, lazyTools: settings.lazyTools, initialLoad })
       : null;
 
+  // A hub that dies cannot say what it took with it: the main thread logs what it last heard.
+  let load = { sessions: 0, calls: 0 };
+  const loadTimer = setInterval(() => {
+    const now = { sessions: mcp?.sessionCount() ?? 0, calls: backends.callsInFlight() };
+    if (now.sessions === load.sessions && now.calls === load.calls) return;
+    load = now;
+    post({ type: 'load', ...now });
+  }, LOAD_INTERVAL_MS);
+  loadTimer.unref();
+
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(loadTimer);
       const sessions = (await mcp?.close()) ?? 0;
       await stdio?.close();
       notifier.close();

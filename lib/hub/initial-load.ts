@@ -19,6 +19,8 @@ export type InitialLoadOptions = {
   waitMs: number;
   /** The backends as they are now; null until the first configuration load has been attempted. */
   backends: () => Iterable<Facts> | null;
+  /** Other backends still waited for (a restarted hub: connected ones whose channel has not said so yet). */
+  alsoWaiting?: () => string[];
   onDeadline?: (stillConnecting: string[]) => void;
 };
 
@@ -32,7 +34,7 @@ export class InitialLoad implements InitialLoadGate {
     this.promise = new Promise((resolve) => (this.finish = resolve));
     this.timer = setTimeout(() => {
       if (this.done) return;
-      this.options.onDeadline?.(stillLoading(this.options.backends() ?? []));
+      this.options.onDeadline?.([...stillLoading(this.options.backends() ?? []), ...(this.options.alsoWaiting?.() ?? [])]);
       this.settle();
     }, options.waitMs);
     this.update();
@@ -42,7 +44,7 @@ export class InitialLoad implements InitialLoadGate {
   update(): void {
     if (this.done) return;
     const backends = this.options.backends();
-    if (backends !== null && stillLoading(backends).length === 0) this.settle();
+    if (backends !== null && stillLoading(backends).length === 0 && !this.options.alsoWaiting?.().length) this.settle();
   }
 
   private settle(): void {

@@ -8,6 +8,7 @@ import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
+import { failureFrame, watchFailureFrame } from './failure-frame.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -90,7 +91,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       await response.body?.cancel().catch(() => undefined);
       return void exchanges.delete(id);
     }
-    post({ type: 'head', id, status: response.status, headers: [...response.headers] });
+    const failure = failureFrame(response);
+    post({ type: 'head', id, status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) });
+    const unwatch = watchFailureFrame(response, (frame) => post({ type: 'failure', id, failure: frame ?? null }));
     const reader = response.body?.getReader();
     const stop = () => void reader?.cancel().catch(() => undefined);
     exchange.abort.signal.addEventListener('abort', stop, { once: true });
@@ -110,6 +113,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     } catch (error) {
       if (!exchange.abort.signal.aborted) post({ type: 'reset', id, reason: sanitize(error) });
     } finally {
+      unwatch();
       exchange.abort.signal.removeEventListener('abort', stop);
       exchanges.delete(id);
     }

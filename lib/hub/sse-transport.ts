@@ -3,9 +3,10 @@
 // client messages. A slow reader is waited for (back-pressure); one that falls more than
 // `maxBufferedBytes` behind has its session closed.
 import { randomUUID } from 'node:crypto';
-import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
+import { isJSONRPCRequest, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
 import { Code, httpStatus, jsonRpcErrorBody, rpcCode } from '../shared/errors.ts';
+import { setFailureIds } from './failure-frame.ts';
 
 export const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const KEEP_ALIVE_MS = 15_000;
@@ -39,6 +40,12 @@ export class LegacySseServerTransport implements Transport {
   private keepAlive?: NodeJS.Timeout;
   private drained: (() => void)[] = [];
   readonly response: Response;
+  // The requests this stream owes an answer: should the hub die, the main thread ends the stream
+  // with an error for each. An answered one stays until its bytes have left (the pump reads the
+  // stream on a later turn), so no answer is lost in between.
+  private readonly owed = new Set<string | number>();
+  private readonly answered = new Set<string | number>();
+  private settling: NodeJS.Immediate | null = null;
 
   constructor(private readonly options: SseOptions) {
     this.sessionId = `${options.idPrefix}${randomUUID()}`;
@@ -107,6 +114,10 @@ export class LegacySseServerTransport implements Transport {
       const parse = error instanceof SyntaxError;
       return jsonRpcError(400, parse ? -32700 : -32600, parse ? 'Parse error: the body is not valid JSON' : 'Invalid Request: the body is not a JSON-RPC message');
     }
+    if (isJSONRPCRequest(message)) {
+      this.owed.add(message.id);
+      this.owedChanged();
+    }
     this.onmessage?.(message, { request });
     return new Response('Accepted', { status: 202 });
   }
@@ -115,8 +126,22 @@ export class LegacySseServerTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
     if (!this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)) return;
+    if ('id' in message && !('method' in message) && this.owed.delete(message.id as string | number)) this.settle(message.id as string | number);
     if ((this.controller?.desiredSize ?? 1) > 0) return;
     await new Promise<void>((resume) => this.drained.push(resume));
+  }
+
+  private owedChanged(): void {
+    setFailureIds(this.response, [...this.owed, ...this.answered]);
+  }
+
+  private settle(id: string | number): void {
+    this.answered.add(id);
+    this.settling ??= setImmediate(() => {
+      this.settling = null;
+      this.answered.clear();
+      this.owedChanged();
+    });
   }
 
   async close(): Promise<void> {
@@ -133,6 +158,7 @@ export class LegacySseServerTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.settling) clearImmediate(this.settling);
     const waiting = this.drained;
     this.drained = [];
     for (const resume of waiting) resume();

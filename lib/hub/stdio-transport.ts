@@ -20,7 +20,12 @@ export class ChannelStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees each inbound message before the server does and may replace it, also after a wait; messages keep their order. */
+  intercept?: (message: JSONRPCMessage) => JSONRPCMessage | Promise<JSONRPCMessage>;
   private readonly reader: LineReader;
+  // Messages behind one the intercept is still working on wait their turn.
+  private inbound: Promise<void> = Promise.resolve();
+  private backlog = 0;
   private closed = false;
   // Until the server starts, stdin waits here, unacknowledged: the pump's window bounds it.
   private waiting: Uint8Array[] | null = [];
@@ -69,7 +74,27 @@ export class ChannelStdioTransport implements Transport {
       this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
-    this.onmessage?.(message);
+    this.deliver(message);
+  }
+
+  private deliver(message: JSONRPCMessage): void {
+    if (this.backlog === 0) {
+      const seen = this.intercept ? this.intercept(message) : message;
+      if (!(seen instanceof Promise)) return void this.onmessage?.(seen);
+      return this.later(message, seen);
+    }
+    this.later(message, this.inbound.then(() => (this.intercept ? this.intercept(message) : message)));
+  }
+
+  // An intercept that fails lets the message through as it came.
+  private later(message: JSONRPCMessage, seen: Promise<JSONRPCMessage>): void {
+    this.backlog++;
+    this.inbound = seen
+      .catch(() => message)
+      .then((delivered) => {
+        if (!this.closed) this.onmessage?.(delivered);
+      })
+      .finally(() => void this.backlog--);
   }
 
   private reply(id: Id, code: number, message: string): void {

@@ -1,7 +1,7 @@
 // `agent serve --transport stdio`: one client on stdin/stdout, either protocol era, served by
 // hub 0 over the byte pump (the main thread reads stdin and writes stdout). Serving starts after
 // the initial load: until then the client's first messages wait in the channel.
-import type { Server } from '@modelcontextprotocol/server';
+import { isJSONRPCNotification, isJSONRPCRequest, type JSONRPCMessage, type Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Catalog } from './catalog.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -9,6 +9,7 @@ import type { ChangeNotifier } from './notifier.ts';
 import type { InitialLoadGate, Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ChannelStdioTransport, type StdioChannel } from './stdio-transport.ts';
+import { ListenStreams, narrowedBody, requestedResources } from './listen.ts';
 
 export type StdioServingOptions = {
   catalog: Catalog;
@@ -26,6 +27,28 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
   let current: Server | undefined;
   let closed = false;
   const transport = new ChannelStdioTransport(channel, maxMessageBytes);
+  // A 2026-07-28 client's listen with resourceSubscriptions (as over HTTP, lib/hub/listen.ts): the
+  // SDK's stdio listen router acknowledges the narrowed request and routes each update sent
+  // through the Server to the subscriptions that name its URI; a cancelled listen or the end of
+  // the connection lets go.
+  const listens = new ListenStreams(router, (uri) => void current?.sendResourceUpdated({ uri }).catch(() => undefined));
+  const held = new Map<string | number, () => void>();
+  const letGo = (id: unknown) => {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    held.get(id)?.();
+    held.delete(id);
+  };
+  transport.intercept = (message: JSONRPCMessage): JSONRPCMessage | Promise<JSONRPCMessage> => {
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') letGo(message.params?.requestId);
+    if (!isJSONRPCRequest(message) || message.method !== 'subscriptions/listen') return message;
+    const uris = requestedResources(message);
+    if (!uris || catalog.view(null).capabilities.resources?.subscribe !== true) return message;
+    return listens.open(uris, null).then(({ honoured, release }) => {
+      letGo(message.id);
+      held.set(message.id, release);
+      return narrowedBody(message as unknown as Record<string, unknown>, honoured) as unknown as JSONRPCMessage;
+    });
+  };
   const handle = (initialLoad?.settled() ?? Promise.resolve()).then(() =>
     closed
       ? null
@@ -44,6 +67,7 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
     async close() {
       closed = true;
       unsubscribe();
+      for (const id of [...held.keys()]) letGo(id);
       await (await handle)?.close().catch(() => undefined);
     },
   };

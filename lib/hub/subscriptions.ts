@@ -57,6 +57,14 @@ export class ResourceSubscriptions {
     for (const subscriber of entry.subscribers) subscriber.resourceUpdated(clientUri);
   }
 
+  /**
+   * The backend has a new worker (the old one died), which knows of no subscription: it is asked
+   * for each of them again (it subscribes when its backend connects).
+   */
+  relink(backend: string, link: Link): void {
+    for (const entry of this.entries.values()) if (entry.backend === backend) void link.subscribe(entry.uri);
+  }
+
   /** A backend left the configuration: nobody hears from it any more. */
   forget(backend: string): void {
     for (const [key, entry] of this.entries) if (entry.backend === backend) this.entries.delete(key);

@@ -27,6 +27,8 @@ export type HubHandleOptions = {
   worker?: { file: string; workerData: Record<string, unknown> };
 };
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export class HubHandle {
   private worker: Worker | null = null;
   private pumpClient: PumpClient | null = null;
@@ -34,6 +36,8 @@ export class HubHandle {
   private stopping = false;
   private readonly supervisor: Supervisor;
   private closedWaiter: (() => void) | null = null;
+  /** The worker's sessions and calls in flight, as it last reported them. */
+  private load = { sessions: 0, calls: 0 };
   /** Increments with every worker this hub has had. */
   generation = 0;
 
@@ -74,7 +78,7 @@ export class HubHandle {
     if (this.stopping) return;
     const { file, workerData } = this.options.worker ?? workerEntry('hub');
     const channel = new MessageChannel();
-    const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: this.settings, pump: channel.port2 };
+    const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: { ...this.settings, generation: this.generation + 1 }, pump: channel.port2 };
     const worker = new Worker(file, {
       workerData: data,
       transferList: [channel.port2],
@@ -86,6 +90,7 @@ export class HubHandle {
     this.generation++;
     this.worker = worker;
     this.ready = false;
+    this.load = { sessions: 0, calls: 0 };
     this.pumpClient = new PumpClient(channel.port1, this.options.limits);
     forEachLine(worker.stdout, (line) => this.log.warn({ hub: this.index, stream: 'worker stdout' }, line));
     forEachLine(worker.stderr, (line) => this.log.warn({ hub: this.index, stream: 'worker stderr' }, line));
@@ -112,6 +117,9 @@ export class HubHandle {
       case 'log':
         this.log[message.level]({ hub: this.index, ...message.fields }, message.msg);
         return;
+      case 'load':
+        this.load = { sessions: message.sessions, calls: message.calls };
+        return;
       case 'closed':
         this.closedWaiter?.();
         return;
@@ -125,9 +133,14 @@ export class HubHandle {
   private died(reason: string): void {
     if (this.stopping) return;
     const failed = this.failForwarded();
+    const { sessions, calls } = this.load;
     this.worker = null;
     this.ready = false;
-    this.log.error({ hub: this.index, requestsFailed: failed }, `${reason}: MCP clients get 503 until it is back (their sessions on it ended); health and backends are unaffected`);
+    // Its 2025 sessions are gone: their ids still lead here, and the new worker answers them 404.
+    this.log.error(
+      { hub: this.index, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed },
+      `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
+    );
     this.options.onDown?.(this);
     void this.supervisor.send({ type: 'exited' });
   }

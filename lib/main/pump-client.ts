@@ -17,12 +17,14 @@ type Exchange = {
   unacked: number;
   paused: boolean;
   headSent: boolean;
+  /** What ends the answer if the hub dies while it streams (the hub's bytes, written as they are). */
+  failure?: string;
 };
 
 export type PumpLimits = { maxBodyBytes: number };
 
 // A JSON-RPC error answer; once an answer has started it can only be cut.
-function jsonError(res: ServerResponse, code: typeof Code.message_too_large | typeof Code.hub_unavailable, message: string): void {
+function jsonError(res: ServerResponse, code: typeof Code.message_too_large | typeof Code.hub_failed, message: string): void {
   if (res.headersSent) return void res.destroy();
   writeJson(res, httpStatus(code), jsonRpcErrorBody(code, message));
 }
@@ -98,6 +100,7 @@ export class PumpClient {
         const exchange = this.exchanges.get(message.id);
         if (!exchange) return;
         exchange.headSent = true;
+        if (message.failure) exchange.failure = message.failure;
         const headers: Record<string, string | string[]> = {};
         for (const [name, value] of message.headers) {
           const known = headers[name];
@@ -113,6 +116,11 @@ export class PumpClient {
         if (!exchange) return;
         const bytes = message.chunk.byteLength;
         exchange.res.write(message.chunk, () => this.post({ type: 'credit', id: message.id, bytes }));
+        return;
+      }
+      case 'failure': {
+        const exchange = this.exchanges.get(message.id);
+        if (exchange) exchange.failure = message.failure ?? undefined;
         return;
       }
       case 'end': {
@@ -165,14 +173,16 @@ export class PumpClient {
   }
 
   /**
-   * The hub is gone: a request not answered yet gets 503 and a retry hint; an answer under way
-   * is cut (its connection closed: a stream's client reconnects).
+   * The hub is gone: a request not answered yet gets 503 saying so (it may have been acted on);
+   * a streamed answer to requests ends with the error the hub prepared for each of them; any
+   * other answer under way is cut (its connection closed: a stream's client reconnects).
    */
   failAll(): number {
     const count = this.exchanges.size;
     for (const exchange of this.exchanges.values()) {
-      if (exchange.headSent) exchange.res.destroy();
-      else jsonError(exchange.res, Code.hub_unavailable, Messages.hubUnavailable);
+      if (!exchange.headSent) jsonError(exchange.res, Code.hub_failed, Messages.hubFailed);
+      else if (exchange.failure !== undefined) exchange.res.end(exchange.failure);
+      else exchange.res.destroy();
     }
     this.exchanges.clear();
     return count;

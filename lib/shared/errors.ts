@@ -38,6 +38,7 @@ const CATALOGUE = {
   rate_limiter_failed: { meaning: 'The health rate limiter failed', status: 500 },
   invalid_tag_filter: { meaning: 'A malformed ?tags= or ?tag-filter=, or both at once; the message gives the position', status: 400 },
   hub_unavailable: { meaning: 'No MCP worker is up: the service is starting or one is restarting; retry in a moment', status: 503, rpc: -32603 },
+  hub_failed: { meaning: 'The MCP worker handling the request died before it answered (it is restarted): whether a call took effect is unknown', status: 503, rpc: -32603 },
   too_many_sessions: { meaning: 'The service keeps --max-sessions MCP sessions already; close idle ones or retry later', status: 503, rpc: -32000 },
   session_not_found: { meaning: 'The MCP session id is unknown (closed, idle too long, or from before a restart): start a new session', status: 404, rpc: -32001 },
 
@@ -85,6 +86,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** The wording of answers written by more than one module (the main thread's and the hub's). */
 export const Messages = {
   hubUnavailable: 'The MCP service is restarting; retry in a moment',
+  hubFailed: 'The MCP worker handling this request stopped before it answered and is restarting; the request may or may not have taken effect: retry in a moment if it is safe to repeat',
   bodyTooLarge: (limit: number) => `Request body too large: the limit is ${limit} bytes (--max-message-bytes)`,
   noSuchRoute: 'No such route',
   serverNotFound: (name: string) => `Server '${name}' not found`,

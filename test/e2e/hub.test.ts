@@ -91,10 +91,19 @@ One('hub :: an SSE stream and a 2025 GET stream stay open and carry notification
   await streamable.close();
 });
 
-One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes back, backends keep their pids', async () => {
+One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes back, backends keep their pids; its sessions end (404) and its calls fail, and the log says how many', async () => {
   const before = await pids(svc);
   const session = new V1Client({ name: 'before-crash', version: '1.0.0' });
-  await session.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  const sessionTransport = new V1HttpTransport(new URL(`${svc.base}/mcp`));
+  await session.connect(sessionTransport);
+  const oldId = sessionTransport.sessionId!;
+  // Calls in flight when the hub dies, one per era and one over legacy SSE (the hub reports its load every 250 ms).
+  const caller = await modern(svc);
+  const sseClient = new V1Client({ name: 'sse-before-crash', version: '1.0.0' });
+  await sseClient.connect(new V1SseTransport(new URL(`${svc.base}/sse`)));
+  const slow = { name: 'fixture_agent_slow', arguments: { steps: 50, delayMs: 100 } };
+  const inFlight = [caller.callTool(slow), session.callTool(slow), sseClient.callTool(slow)].map((call) => call.then(() => 'answered', (e: Error) => e.message));
+  await new Promise((r) => setTimeout(r, 600));
   let probing = true;
   const probes: number[] = [];
   const prober = (async () => {
@@ -113,10 +122,28 @@ One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes 
   await prober;
   assert.ok(probes.length > 10 && probes.every((s) => s === 200), `every probe answered 200 (${probes.length})`);
   assert.equal(await pids(svc), before, 'the backends kept their processes');
-  assert.ok(svc.logs.some((l) => typeof l.msg === 'string' && /hub worker thread exited with code 1: MCP clients get 503 until it is back/.test(l.msg)));
-  // The old session is gone with its hub; a new one gets every tool back.
+  const died = svc.logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('hub worker thread exited with code 1: '))!;
+  assert.ok(died, 'the hub\'s death is logged');
+  assert.is(died.callsInFlight, 3, 'the slow calls');
+  assert.ok((died.sessionsEnded as number) >= 1, `the 2025 sessions it held (${died.sessionsEnded})`);
+  assert.match(String(died.msg), new RegExp(`: ${died.sessionsEnded} MCP sessions? ended and 3 calls in flight failed; MCP clients get 503 until it is back`));
+  // The calls in flight failed for their clients at once, saying why.
+  for (const failure of await Promise.all(inFlight)) assert.match(failure, /The MCP worker handling this request stopped before it answered/, failure);
+  // The old session is gone with its hub: its id leads to the new hub, which answers 404; a new one gets every tool back.
   const old = await session.listTools().then(() => 'answered', (e: Error) => e.message);
   assert.match(old, /404|Session not found/);
+  const raw = await fetch(`${svc.base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': oldId },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  assert.is(raw.status, 404, 'a session id from before the restart');
+  const again = new V1Client({ name: 'after-crash', version: '1.0.0' });
+  await again.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  assert.ok((await again.listTools()).tools.length > 0, 'a new 2025 session works');
+  await again.close();
+  await caller.close();
+  await sseClient.close();
   const client = await modern(svc);
   const tools = (await client.listTools()).tools.map((t) => t.name);
   assert.ok(tools.includes('fixture_agent_echo') && tools.includes('other_agent_echo'), tools.join(', '));

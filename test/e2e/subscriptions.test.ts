@@ -7,11 +7,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { FIXTURE_SERVER, poll, ROOT, type Service, startService, writeConfig } from '../helpers/service.ts';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { callControl } from '../../lib/control/client.ts';
+import { socketPath } from '../../lib/control/server.ts';
+import { FIXTURE_SERVER, poll, ROOT, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const COUNTER = path.join(ROOT, 'test/fixtures/backends/counter-with-subscriptions.mjs');
 const node = process.execPath;
 const CLIENT_URI = 'counter_agent_counter://value';
+const MODERN_URI = 'counter-modern_agent_counter://value';
 
 let svc: Service;
 const clients: Client[] = [];
@@ -118,6 +122,79 @@ S('e2e subscriptions :: a 2026-07-28 backend is subscribed through subscriptions
   await poll(async () => a.updates.includes('counter-modern_agent_counter://value'), 'the update from the 2026-07-28 backend');
 });
 
+S('e2e subscriptions :: 2026-07-28 listen streams with resourceSubscriptions: acknowledged as far as they can be served, an update reaches only the stream subscribed to it, the stream ending lets the backend go', async () => {
+  const a = await connect('modern');
+  const b = await connect('modern');
+  const before = await counterSubscriptions(a.client);
+  const listenA = await a.client.listen({ resourceSubscriptions: [CLIENT_URI, 'nobody_agent_x://y', 'not-qualified://z'] });
+  const listenB = await b.client.listen({ toolsListChanged: true, resourceSubscriptions: [MODERN_URI] });
+  assert.equal(listenA.honoredFilter, { resourceSubscriptions: [CLIENT_URI] }, 'URIs it cannot serve are left out of the acknowledgement');
+  assert.equal(listenB.honoredFilter, { toolsListChanged: true, resourceSubscriptions: [MODERN_URI] });
+  let seen = await counterSubscriptions(a.client);
+  assert.equal(seen.subscribed, ['counter://value']);
+  assert.is(seen.subscribe, before.subscribe + 1, 'the backend was asked');
+
+  // A 2025 session on the same resource shares the subscription: the backend is not asked again.
+  const legacy = await connect('legacy');
+  await legacy.client.subscribeResource({ uri: CLIENT_URI });
+  assert.is((await counterSubscriptions(a.client)).subscribe, before.subscribe + 1, 'reference-counted across eras');
+
+  await a.client.callTool({ name: 'counter_agent_bump', arguments: {} });
+  await poll(async () => a.updates.length === 1 && legacy.updates.length === 1, 'the update on the listen stream and the 2025 session');
+  assert.equal(a.updates, [CLIENT_URI], 'under the client-facing URI, once');
+  await b.client.callTool({ name: 'counter-modern_agent_bump', arguments: {} });
+  await poll(async () => b.updates.length === 1, 'the update of the other resource on the other stream');
+  assert.equal(b.updates, [MODERN_URI]);
+  await settle();
+  assert.equal(a.updates, [CLIENT_URI], 'a stream hears only the resources it named');
+  assert.equal(b.updates, [MODERN_URI]);
+
+  // The stream ends (the client closes it): its subscription goes; the 2025 session still holds the resource.
+  await listenA.close();
+  await settle();
+  assert.is((await counterSubscriptions(a.client)).unsubscribe, before.unsubscribe, 'the 2025 session still holds it');
+  await a.client.callTool({ name: 'counter_agent_bump', arguments: {} });
+  await poll(async () => legacy.updates.length === 2, 'the 2025 session told again');
+  await settle();
+  assert.is(a.updates.length, 1, 'the closed stream hears nothing more');
+  await legacy.client.unsubscribeResource({ uri: CLIENT_URI });
+  seen = await poll(async () => {
+    const now = await counterSubscriptions(a.client);
+    return now.unsubscribe === before.unsubscribe + 1 && now;
+  }, 'the backend unsubscribed');
+  assert.equal(seen.subscribed, []);
+
+  // A listener that goes away without closing (its connection ends) lets go too.
+  const c = await connect('modern');
+  await c.client.listen({ resourceSubscriptions: [CLIENT_URI] });
+  assert.equal((await counterSubscriptions(a.client)).subscribed, ['counter://value']);
+  await c.client.close();
+  await poll(async () => (await counterSubscriptions(a.client)).subscribed.length === 0, 'the backend let go after the client left');
+  await listenB.close();
+});
+
+S('e2e subscriptions :: a backend restart re-establishes its subscriptions: updates after the reconnect reach the subscribed 2025 session', async () => {
+  const session = await connect('legacy');
+  await session.client.subscribeResource({ uri: CLIENT_URI });
+  await session.client.subscribeResource({ uri: MODERN_URI });
+  for (const server of ['counter', 'counter-modern']) await callControl(socketPath(svc.dir), 'restart', { server }, { timeoutMs: 30_000 });
+  await healthyWith(['counter', 'counter-modern']);
+  // The new process was asked again (a 2025 backend counts resources/subscribe; the 2026-07-28 one is listened to).
+  const seen = await poll(async () => {
+    const now = await counterSubscriptions(session.client);
+    return now.subscribed.includes('counter://value') && now;
+  }, 'the restarted backend subscribed again');
+  assert.is(seen.subscribe, 1, 'a fresh process, asked once');
+  for (const [backend, uri] of [['counter', CLIENT_URI], ['counter-modern', MODERN_URI]] as const) {
+    // The 2026-07-28 backend's listen stream is opened after its reconnect: bump until an update arrives.
+    await poll(async () => {
+      await session.client.callTool({ name: `${backend}_agent_bump`, arguments: {} });
+      await settle();
+      return session.updates.includes(uri);
+    }, `the update of ${backend} after its restart`);
+  }
+});
+
 S('e2e subscriptions :: cache hints: the shortest ttl of the backends a list draws from; public only if all are and the view is everyone\'s; a read keeps its owner\'s', async () => {
   // Both counters say public; the legacy one gives no hint (2025): the list is not cacheable.
   const mixed = await connect('modern');
@@ -140,3 +217,35 @@ S('e2e subscriptions :: cache hints: the shortest ttl of the backends a list dra
 });
 
 S.run();
+
+// ---------------------------------------------------------------------------------------------
+const Stdio = suite('e2e subscriptions (stdio serve mode)');
+
+Stdio('e2e subscriptions :: over stdio, a 2026-07-28 listen stream with resourceSubscriptions is acknowledged, gets the update, and a cancelled listen lets the backend go', async () => {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  writeConfig(configFile, { mcpServers: { counter: { command: node, args: [COUNTER], protocolVersion: 'legacy' } } });
+  const transport = new StdioClientTransport({
+    command: node,
+    args: ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'e2e-stdio-listen', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const updates: string[] = [];
+  client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+  try {
+    await client.connect(transport);
+    const listening = await client.listen({ resourceSubscriptions: [CLIENT_URI, 'nobody_agent_x://y'] });
+    assert.equal(listening.honoredFilter, { resourceSubscriptions: [CLIENT_URI] });
+    assert.equal((await counterSubscriptions(client)).subscribed, ['counter://value']);
+    await client.callTool({ name: 'counter_agent_bump', arguments: {} });
+    await poll(async () => updates.length === 1, 'the update on the stdio listen stream');
+    assert.equal(updates, [CLIENT_URI]);
+    await listening.close();
+    await poll(async () => (await counterSubscriptions(client)).subscribed.length === 0, 'the backend let go');
+  } finally {
+    await client.close();
+  }
+});
+
+Stdio.run();

@@ -32,6 +32,20 @@ test('initial load :: settles when the configuration is loaded and every first a
   await load.settled();
 });
 
+test('initial load :: a restarted hub also waits for the backends it is told are connected until their channels say so', async () => {
+  let unwired = ['a'];
+  const missed: string[][] = [];
+  const load = new InitialLoad({ waitMs: 60_000, backends: () => [backend('a', { phase: 'connecting', firstConnect: false })], alsoWaiting: () => unwired, onDeadline: (still) => void missed.push(still) });
+  assert.not.ok(load.isSettled(), 'its channel has not said it is connected');
+  unwired = [];
+  load.update();
+  assert.ok(load.isSettled());
+  await load.settled();
+  const bounded = new InitialLoad({ waitMs: 10, backends: () => [], alsoWaiting: () => ['b'], onDeadline: (still) => void missed.push(still) });
+  await bounded.settled();
+  assert.equal(missed, [['b']], 'bounded, and named when the wait is over');
+});
+
 test('initial load :: no backends (or an unreadable configuration) settles at once', async () => {
   const load = new InitialLoad({ waitMs: 60_000, backends: () => [] });
   assert.ok(load.isSettled());

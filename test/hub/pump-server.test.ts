@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
 import { servePump } from '../../lib/hub/pump-server.ts';
+import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
@@ -55,6 +56,23 @@ test('pump server :: a request streams in, the answer streams out as a head, chu
   const credits = p.received.filter((m) => m.type === 'credit').reduce((n, m) => n + (m as { bytes: number }).bytes, 0);
   assert.is(credits, 7, 'every body byte the app read is credited back');
   assert.is(p.server.active, 0);
+  p.close();
+});
+
+test('pump server :: a streamed answer to a request carries its failure frame in the head; other answers none', async () => {
+  let marked: Response | null = null;
+  const p = setup(async (request) => {
+    if (request.url.endsWith('/plain')) return new Response('x');
+    marked = withFailureFrame(new Response('event: message\ndata: {}\n\n', { headers: { 'content-type': 'text/event-stream' } }), { jsonrpc: '2.0', id: 9, method: 'tools/call' });
+    return marked;
+  });
+  p.send(head(1, 'GET', '/plain'));
+  p.send(head(2, 'GET', '/stream'));
+  await p.until(() => p.received.filter((m) => m.type === 'end').length === 2, 'both answers');
+  const heads = p.received.filter((m) => m.type === 'head') as Extract<PumpToMain, { type: 'head' }>[];
+  assert.is(heads.find((h) => h.id === 1)!.failure, undefined);
+  assert.is(heads.find((h) => h.id === 2)!.failure, failureFrame(marked!));
+  assert.match(heads.find((h) => h.id === 2)!.failure!, /"id":9,"error":\{"code":-32603/);
   p.close();
 });
 

@@ -60,4 +60,16 @@ S('a backend removed from the configuration is forgotten', async () => {
   assert.equal(l.asked, ['+u://1', '+u://1'], 'asked afresh');
 });
 
+S('a backend with a new worker (the old one died) is asked again for every resource subscribed there', async () => {
+  const subs = new ResourceSubscriptions();
+  const old = link();
+  await subs.add(client(), 'b', 'u://1', old);
+  await subs.add(client(), 'b', 'u://2', old);
+  await subs.add(client(), 'other', 'u://3', old);
+  const successor = link();
+  subs.relink('b', successor);
+  assert.equal(successor.asked, ['+u://1', '+u://2']);
+  assert.is(subs.count('b', 'u://1'), 1, 'the subscribers stay');
+});
+
 S.run();

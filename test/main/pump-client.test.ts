@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { PumpClient } from '../../lib/main/pump-client.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
+import { Messages } from '../../lib/shared/errors.ts';
 
 const LIMIT = 64 * 1024;
 
@@ -135,21 +136,50 @@ test('pump client :: the client socket pauses a window ahead of the hub and resu
   }
 });
 
-test('pump client :: when the hub is gone a request not answered yet gets 503; one under way is cut', async () => {
+test('pump client :: when the hub is gone a request not answered yet gets 503; a streamed answer to requests ends with their errors; any other under way is cut', async () => {
   const p = await setup();
   try {
     const waiting = fetch(`${p.url}/mcp`, { method: 'POST', body: '{}' });
     const streaming = fetch(`${p.url}/sse`);
-    await p.until(() => p.hub.filter((m) => m.type === 'request').length === 2, 'both requests');
-    const sse = p.hub.filter((m) => m.type === 'request').find((m) => (m as { url: string }).url === '/sse') as { id: number };
+    const calling = fetch(`${p.url}/mcp?call`, { method: 'POST', body: '{}' });
+    await p.until(() => p.hub.filter((m) => m.type === 'request').length === 3, 'the requests');
+    const requests = p.hub.filter((m) => m.type === 'request') as { id: number; url: string }[];
+    const sse = requests.find((m) => m.url === '/sse')!;
+    const call = requests.find((m) => m.url === '/mcp?call')!;
     p.send({ type: 'head', id: sse.id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    const failure = '\n\nevent: message\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"gone"}}\n\n';
+    p.send({ type: 'head', id: call.id, status: 200, headers: [['content-type', 'text/event-stream']], failure });
+    p.send({ type: 'chunk', id: call.id, chunk: new TextEncoder().encode('event: message\ndata: {"progress":1}\n\n') });
     const stream = await streaming;
-    assert.is(p.client.failAll(), 2);
+    const called = await calling;
+    await p.until(() => p.hub.some((m) => m.type === 'credit' && m.id === call.id), 'the progress written');
+    assert.is(p.client.failAll(), 3);
+    assert.is(await called.text(), `event: message\ndata: {"progress":1}\n\n${failure}`, 'the call\'s stream ends with its error');
     const refused = await waiting;
     assert.is(refused.status, 503);
-    assert.is(await refused.text(), '{"jsonrpc":"2.0","error":{"code":-32603,"message":"The MCP service is restarting; retry in a moment"},"id":null}');
+    assert.is(await refused.text(), JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: Messages.hubFailed }, id: null }));
     const cut = await stream.text().then(() => 'ended', () => 'cut');
     assert.is(cut, 'cut');
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: a stream whose owed requests change (legacy SSE) ends with the errors the hub last sent', async () => {
+  const p = await setup();
+  try {
+    const streaming = fetch(`${p.url}/sse`);
+    await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
+    const { id } = p.hub.find((m) => m.type === 'request') as { id: number };
+    p.send({ type: 'head', id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    const stream = await streaming;
+    p.send({ type: 'failure', id, failure: 'first' });
+    p.send({ type: 'failure', id, failure: null });
+    p.send({ type: 'failure', id, failure: '\n\nevent: message\ndata: {"id":2}\n\n' });
+    p.send({ type: 'chunk', id, chunk: new TextEncoder().encode('event: endpoint\ndata: /messages\n\n') });
+    await p.until(() => p.hub.some((m) => m.type === 'credit'), 'the chunk written');
+    assert.is(p.client.failAll(), 1);
+    assert.is(await stream.text(), 'event: endpoint\ndata: /messages\n\n\n\nevent: message\ndata: {"id":2}\n\n');
   } finally {
     await p.close();
   }

@@ -31,6 +31,8 @@ export type HubSettings = {
   inputTimeoutMs: number;
   /** The service's own version, for serverInfo. */
   version: string;
+  /** Which worker of this hub this is: 1 (or absent) the first, more after restarts. */
+  generation?: number;
 };
 
 /** What a hub worker receives in `workerData`. */
@@ -55,4 +57,6 @@ export type MainToHub =
 export type HubToMain =
   | { type: 'ready' }
   | { type: 'log'; level: LogLevel; msg: string; fields: Record<string, unknown> }
+  /** What the hub holds, sent when it changes (checked every 250 ms): a hub that dies is logged with it. */
+  | { type: 'load'; sessions: number; calls: number }
   | { type: 'closed' };

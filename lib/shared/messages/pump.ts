@@ -31,8 +31,11 @@ export type PumpToHub =
 
 /** hub → main */
 export type PumpToMain =
-  | { type: 'head'; id: number; status: number; headers: [string, string][] }
+  /** `failure`: what ends a streamed answer if the hub dies before finishing it (JSON-RPC errors for its requests, as SSE events). */
+  | { type: 'head'; id: number; status: number; headers: [string, string][]; failure?: string }
   | { type: 'chunk'; id: number; chunk: Uint8Array }
+  /** A stream's `failure` changed (legacy SSE: the requests it owes an answer); null: none. */
+  | { type: 'failure'; id: number; failure: string | null }
   | { type: 'end'; id: number }
   /** The answer broke off after its head: the main thread ends the connection. */
   | { type: 'reset'; id: number; reason: string }
