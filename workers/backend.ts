@@ -14,6 +14,7 @@ import { DEFAULT_STDERR_LIMITS } from '../lib/shared/stderr-limits.ts';
 import { HubPorts } from '../lib/backend/hub-ports.ts';
 import { BackendRunner } from '../lib/backend/runner.ts';
 import { failWorker } from '../lib/backend/worker-failure.ts';
+import { codeCacheOutcome, makeCodeCache } from '../lib/backend/code-cache-hook.ts';
 
 const data = workerData as BackendWorkerData;
 if (!parentPort) throw new Error('workers/backend.ts must run in a worker thread');
@@ -42,6 +43,8 @@ const hubs = new HubPorts(
 const emit = (event: RunnerEvent) => {
   switch (event.type) {
     case 'connected':
+      // The code that connects has run: a code cache made now holds it for the next workers.
+      setImmediate(makeCodeCache);
       inventory = event.inventory;
       hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory, capabilities: event.capabilities });
       return toMain({ v: 1, type: 'connected', at: event.at, pid: event.pid, protocolVersion: event.protocolVersion, counts: countsOf(event.inventory) });
@@ -58,6 +61,9 @@ const emit = (event: RunnerEvent) => {
       if (!hubs.backendLog(event.params)) log.info({ level: event.params.level, logger: event.params.logger, data: event.params.data }, 'backend log message');
       return;
     case 'failed':
+      setImmediate(makeCodeCache);
+      hubs.disconnected();
+      return toMain(event);
     case 'exited':
     case 'stopped':
       hubs.disconnected();
@@ -100,4 +106,4 @@ process.on('unhandledRejection', (reason) => {
 });
 
 Comlink.expose(api, nodeEndpoint(data.api));
-toMain({ v: 1, type: 'ready', tid: priority.applied ? priority.tid : null });
+toMain({ v: 1, type: 'ready', tid: priority.applied ? priority.tid : null, codeCache: codeCacheOutcome() });

@@ -15,6 +15,8 @@ import { redactCredentials } from '../shared/sanitize.ts';
 import { resolveStderrLimits, type StderrLimits } from '../shared/stderr-limits.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
+import type { CodeCache } from './code-cache.ts';
+import type { StartQueue } from './start-queue.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
 import { forEachLine } from './worker-output.ts';
@@ -44,9 +46,15 @@ export type HandleOptions = {
   stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
   worker?: { file: string; workerData: Record<string, unknown> };
+  /** How many worker starts may be in flight at once (`--worker-start-concurrency`); none: no limit. */
+  starts?: StartQueue;
+  /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
+  codeCache?: CodeCache;
 };
 
 const WORKER_YOUNG_GENERATION_MB = 4;
+/** A worker that has not said `ready` by then gives its start slot back anyway. */
+const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 // Every backend worker gets a number, so a hub can tell a newer channel from an older one.
@@ -80,6 +88,11 @@ export class BackendHandle {
   private restarting: Promise<void> | null = null;
   /** The kernel thread id of the worker (for its priority), once it is ready. */
   threadId: number | null = null;
+  /** The start gate's slot (or place in line), held from asking until the worker is ready or gone. */
+  private slot: (() => void) | null = null;
+  private slotTimer: NodeJS.Timeout | null = null;
+  /** The code cache the current worker was given (dropped if V8 refuses it). */
+  private givenCache: SharedArrayBuffer | null = null;
 
   constructor(
     private currentSpec: BackendSpec,
@@ -148,7 +161,7 @@ export class BackendHandle {
     if (this.stopping || !this.started) return;
     if (!this.worker) {
       this.startWanted = true;
-      this.createWorker();
+      if (!this.slot) this.askSlot();
     } else if (!this.workerReady) {
       this.startWanted = true;
     } else {
@@ -160,11 +173,35 @@ export class BackendHandle {
     this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
   }
 
+  // The worker is created when the start gate has a slot for it (at once without a gate).
+  private askSlot(): void {
+    const starts = this.options.starts;
+    if (!starts) return this.createWorker();
+    this.slot = starts.ask(this.name, () => {
+      if (this.stopping || this.worker) return this.freeSlot();
+      this.slotTimer = setTimeout(() => this.freeSlot(), START_SLOT_MS);
+      this.slotTimer.unref();
+      this.createWorker();
+    });
+  }
+
+  private freeSlot(): void {
+    const slot = this.slot;
+    this.slot = null;
+    if (this.slotTimer) clearTimeout(this.slotTimer);
+    this.slotTimer = null;
+    slot?.();
+  }
+
   private createWorker(): void {
     const { file, workerData } = this.options.worker ?? workerEntry('backend');
+    // Through the script loader: the shared code cache goes along (shared memory, not copied).
+    const loader = workerData.loader && this.options.codeCache ? this.options.codeCache.forWorker() : workerData.loader;
+    this.givenCache = (loader as { cache?: SharedArrayBuffer | null } | undefined)?.cache ?? null;
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
       ...workerData,
+      ...(loader ? { loader } : {}),
       spec: this.spec,
       api: channel.port2,
       log: { level: this.options.logLevel, format: this.options.logFormat },
@@ -231,6 +268,7 @@ export class BackendHandle {
     for (const effect of effects) {
       switch (effect.type) {
         case 'workerReady':
+          this.freeSlot();
           this.workerReady = true;
           if (this.startWanted) {
             this.startWanted = false;
@@ -239,6 +277,12 @@ export class BackendHandle {
           break;
         case 'supervise':
           void this.supervisor?.send({ type: effect.event });
+          break;
+        case 'codeCache':
+          if (this.options.codeCache?.offer(effect.data)) this.log.debug({ backend: this.name, bytes: effect.data.byteLength }, 'backend code cache kept for the next workers');
+          break;
+        case 'codeCacheRefused':
+          this.options.codeCache?.refused(this.givenCache);
           break;
         case 'failInflight':
           this.failInflight('stopped', 'exited');
@@ -282,6 +326,7 @@ export class BackendHandle {
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
   private onWorkerDeath(reason: string): void {
+    this.freeSlot();
     killGroup(this.state.pid);
     const worker = this.worker;
     this.worker = null;
@@ -344,6 +389,7 @@ export class BackendHandle {
   }
 
   private async doStop(): Promise<void> {
+    this.freeSlot();
     void this.supervisor?.send({ type: 'stop' });
     this.failInflight('stopped');
     const worker = this.worker;

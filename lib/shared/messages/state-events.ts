@@ -48,8 +48,13 @@ export type RunnerEvent = Versioned<
 export type WorkerEvent =
   | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' | 'resourceUpdated' }>
   | Versioned<
-      /** The worker has loaded everything and its API is exposed. */
-      | { type: 'ready'; tid: number | null }
+      /**
+       * The worker has loaded everything and its API is exposed. `codeCache`: how its bundle was
+       * compiled (lib/backend/code-cache-hook.ts); null when it runs from source.
+       */
+      | { type: 'ready'; tid: number | null; codeCache?: 'accepted' | 'rejected' | 'none' | null }
+      /** A V8 code cache of the backend bundle this worker made, for the next workers (workers/script-loader.mjs). */
+      | { type: 'codeCache'; data: SharedArrayBuffer }
       | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; counts: InventoryCounts }
       | { type: 'inventory'; counts: InventoryCounts }
     >;
