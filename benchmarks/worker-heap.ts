@@ -1,5 +1,5 @@
 // Diagnostic (issue 14, not part of `npm run bench`): where one idle backend worker's memory goes.
-// Starts one backend worker the way the service does (workers/script-loader.mjs, the backend
+// Starts one backend worker the way the service does (workers/script-loader.cjs, the backend
 // bundle), connected to a healthy fixture, lets it settle, then reads
 //   - /proc/self/smaps_rollup of this process before the worker and after it (the difference is
 //     the worker: its heap, code, thread stack, malloc arenas);
@@ -15,6 +15,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { BENCH, bundleWorkers, FIXTURES, ROOT } from './lib/service.ts';
 
@@ -62,7 +63,13 @@ async function startWorker(bundle: string): Promise<Worker> {
   const loaded = await loadConfig({ file, dir: TMP }, process.env);
   if (!loaded.ok) throw new Error('fixture configuration did not load');
   const channel = new MessageChannel();
-  const worker = new Worker(path.join(ROOT, 'workers/script-loader.mjs'), {
+  // The loader, behind a wrapper that answers 'heap-stats' with the worker's own V8 heap figures.
+  const wrapper = path.join(TMP, 'heap-wrapper.mjs');
+  fs.writeFileSync(
+    wrapper,
+    `import v8 from 'node:v8';\nimport { parentPort } from 'node:worker_threads';\nparentPort.on('message', (m) => { if (m === 'heap-stats') parentPort.postMessage({ type: 'heapStats', heap: v8.getHeapStatistics(), spaces: v8.getHeapSpaceStatistics() }); });\nawait import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'workers/script-loader.cjs')).href)});\n`,
+  );
+  const worker = new Worker(wrapper, {
     execArgv: [],
     workerData: {
       loader: { bundle, cache: null, cacheFile: null, make: false },
@@ -103,14 +110,14 @@ type Snapshot = {
 function moduleStarts(bundleText: string): { line: number; module: string }[] {
   const starts: { line: number; module: string }[] = [];
   bundleText.split('\n').forEach((text, i) => {
-    const m = /^\/\/ (node_modules\/\S+|lib\/\S+|workers\/\S+)$/.exec(text);
+    const m = /^\/\/ (\S*(?:node_modules|lib|workers)\/\S+)$/.exec(text);
     if (m) starts.push({ line: i, module: m[1]! });
   });
   return starts;
 }
 
 function moduleOf(path_: string): string {
-  const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path_);
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path_);
   if (m) return m[1]!;
   return path_.startsWith('lib/') || path_.startsWith('workers/') ? `(agent) ${path_.split('/').slice(0, 2).join('/')}` : path_;
 }
@@ -214,6 +221,15 @@ async function main(): Promise<void> {
   const worker = await startWorker(bundle);
   await new Promise((r) => setTimeout(r, 2_000));
   const after = smapsRollup();
+  const stats = await new Promise<{ heap: Record<string, number>; spaces: { space_name: string; space_size: number; space_used_size: number; physical_space_size: number }[] }>((resolve) => {
+    const onMessage = (m: { type: string }) => {
+      if (m.type !== 'heapStats') return;
+      worker.off('message', onMessage);
+      resolve(m as never);
+    };
+    worker.on('message', onMessage);
+    worker.postMessage('heap-stats');
+  });
   const file = path.join(TMP, `worker-${Date.now()}.heapsnapshot`);
   fs.mkdirSync(TMP, { recursive: true });
   await new Promise<void>((resolve, reject) => {
@@ -227,6 +243,9 @@ async function main(): Promise<void> {
   process.stdout.write(`\none idle backend worker, connected (${minified ? 'shipped bundle' : 'readable build of the same bundle'}); load average ${os.loadavg()[0]!.toFixed(2)}\n\n`);
   process.stdout.write('smaps_rollup of the process, kB: before the worker / after / difference\n');
   console.table(Object.keys(after).filter((k) => after[k] || before[k]).map((k) => ({ field: k, before: before[k] ?? 0, after: after[k] ?? 0, worker: (after[k] ?? 0) - (before[k] ?? 0) })));
+  process.stdout.write('\nthe worker\'s V8 heap by space, KB (v8.getHeapSpaceStatistics in the worker)\n');
+  console.table(stats.spaces.map((sp) => ({ space: sp.space_name, size: KB(sp.space_size), physical: KB(sp.physical_space_size), used: KB(sp.space_used_size) })));
+  process.stdout.write(`heap total ${KB(stats.heap.total_heap_size!)} KB, physical ${KB(stats.heap.total_physical_size!)} KB, used ${KB(stats.heap.used_heap_size!)} KB, malloced ${KB(stats.heap.malloced_memory!)} KB (peak ${KB(stats.heap.peak_malloced_memory!)}), external ${KB(stats.heap.external_memory ?? 0)} KB\n`);
   process.stdout.write(`\nV8 heap snapshot: ${KB(total)} KB of objects (self sizes)\n`);
   console.table([...byConstructor.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 25).map(([name, v]) => ({ constructor: name, KB: KB(v.bytes), count: v.count })));
   if (byModule.size) {

@@ -11,7 +11,7 @@
 //   deps         + the worker's other packages: execa, pino, comlink, rate-limiter-flexible
 //   runner       + the product's worker modules (the build's lib/backend/runner.js graph)
 //   runner-ylim  runner with resourceLimits { maxYoungGenerationSizeMb: 4 }
-// and the real backend worker (issue 14), through workers/script-loader.mjs as the service runs it,
+// and the real backend worker (issue 14), through workers/script-loader.cjs as the service runs it,
 // each connected to a healthy fixture (the fixtures' own memory is not counted):
 //   bundle       build/workers/backend.cjs, no code cache
 //   bundle-cache the same, given the code cache a first worker made after its connect
@@ -106,6 +106,11 @@ async function bundleChild(kind: Kind, n: number, young: number): Promise<void> 
   const workers = await Promise.all(Array.from({ length: n }, (_, i) => backendWorker(i, young, cache, false)));
   const startMs = performance.now() - t0;
   await new Promise((r) => setTimeout(r, 1000));
+  // WORKER_RSS_GC=1: a full GC in every worker first (a heap snapshot forces one): what an idle worker would hold after one.
+  if (process.env.WORKER_RSS_GC === '1') {
+    for (const w of workers) await new Promise<void>((resolve, reject) => void w.worker.getHeapSnapshot().then((s) => s.on('data', () => undefined).once('end', resolve), reject));
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const after = rssMB();
   const outcomes = [...new Set(workers.map((w) => String(w.codeCache)))].join(',');
   for (const w of workers) await w.worker.terminate();

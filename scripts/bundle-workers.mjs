@@ -3,12 +3,13 @@
 // start per backend (see benchmarks/README.md).
 //
 // The backend worker, of which a service runs one per backend, is a CommonJS script
-// (backend.cjs): workers/script-loader.mjs compiles it with one V8 code cache shared by every
+// (backend.cjs): workers/script-loader.cjs compiles it with one V8 code cache shared by every
 // worker (lib/main/code-cache.ts), which an ES module cannot be given. Its JSON-schema validator
 // (ajv) is a bundle of its own, ajv-validator.cjs, loaded on first use (lib/backend/bundle/).
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { lazySchemas } from './lazy-schemas.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const common = {
@@ -49,7 +50,7 @@ const backend = await build({
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
   external: ['./ajv-validator.cjs'],
-  plugins: [sdkShims],
+  plugins: [sdkShims, lazySchemas],
   // The loader passes __filename; lib/shared/version.ts finds package.json from import.meta.url.
   define: { 'import.meta.url': '__agentImportMetaUrl' },
   banner: { js: 'var __agentImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },

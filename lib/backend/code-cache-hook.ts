@@ -1,4 +1,4 @@
-// The bundle's side of workers/script-loader.mjs: what became of the code cache this worker was
+// The bundle's side of workers/script-loader.cjs: what became of the code cache this worker was
 // given, and the moment to make one (after the first connect, so the code that spawns, connects
 // and lists is in it too). Without the loader (running from source) there is nothing to do.
 export type CodeCacheOutcome = 'accepted' | 'rejected' | 'none';

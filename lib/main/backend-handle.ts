@@ -52,7 +52,8 @@ export type HandleOptions = {
   codeCache?: CodeCache;
 };
 
-const WORKER_YOUNG_GENERATION_MB = 4;
+/** Measured against 1, 4 and V8's default (benchmarks/README.md, "cost per backend"). */
+const WORKER_YOUNG_GENERATION_MB = 2;
 /** A worker that has not said `ready` by then gives its start slot back anyway. */
 const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
@@ -219,7 +220,7 @@ export class BackendHandle {
       name: `backend:${this.name}`,
       stdout: true,
       stderr: true,
-      // A small young generation: about 6 MB less resident memory per backend (benchmarks/README.md).
+      // A small young generation: less resident memory per backend (benchmarks/README.md).
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     forEachLine(worker.stdout, (line) => this.log.warn({ backend: this.name, stream: 'worker stdout' }, redactCredentials(line)));

@@ -1,5 +1,5 @@
 // The V8 code cache of the backend bundle, made once and shared by every backend worker
-// (workers/script-loader.mjs). Held as a SharedArrayBuffer: giving it to a new worker shares the
+// (workers/script-loader.cjs). Held as a SharedArrayBuffer: giving it to a new worker shares the
 // memory, so the main thread copies nothing per worker. The first worker without a cache makes one
 // (and writes it under the state directory for the next start of the service); a cache V8
 // refuses (another Node version, other V8 flags) is dropped and made again.
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** workerData.loader of workers/script-loader.mjs: the bundle, the cache to compile it with, where to keep one made, and whether to make one. */
+/** workerData.loader of workers/script-loader.cjs: the bundle, the cache to compile it with, where to keep one made, and whether to make one. */
 export type LoaderData = { bundle: string; cache: SharedArrayBuffer | null; cacheFile: string | null; make: boolean };
 
 const PREFIX = 'backend-';

@@ -38,7 +38,7 @@ function freshBundle(name: string): string | null {
 }
 
 /** The loader that compiles a `.cjs` bundle with a shared V8 code cache (lib/main/code-cache.ts). */
-export const SCRIPT_LOADER = path.join(PACKAGE_ROOT, 'workers', 'script-loader.mjs');
+export const SCRIPT_LOADER = path.join(PACKAGE_ROOT, 'workers', 'script-loader.cjs');
 
 /**
  * Where a worker entry lives: the fresh bundle when there is one (a `.cjs` one through

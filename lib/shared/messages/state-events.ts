@@ -53,7 +53,7 @@ export type WorkerEvent =
        * compiled (lib/backend/code-cache-hook.ts); null when it runs from source.
        */
       | { type: 'ready'; tid: number | null; codeCache?: 'accepted' | 'rejected' | 'none' | null }
-      /** A V8 code cache of the backend bundle this worker made, for the next workers (workers/script-loader.mjs). */
+      /** A V8 code cache of the backend bundle this worker made, for the next workers (workers/script-loader.cjs). */
       | { type: 'codeCache'; data: SharedArrayBuffer }
       | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; counts: InventoryCounts }
       | { type: 'inventory'; counts: InventoryCounts }

@@ -1,15 +1,18 @@
 // Backend worker entry when the backend bundle is built (build/workers/backend.cjs): lowers the
 // thread's priority first, then compiles the bundle with the V8 code cache the main thread hands
 // over in workerData (a SharedArrayBuffer, shared, not copied), so each worker deserializes code
-// instead of compiling 700 KB again. A worker that got no cache, or one V8 refused, makes one
+// instead of compiling about 550 KB again. A worker that got no cache, or one V8 refused, makes one
 // when the bundle asks (lib/backend/code-cache-hook.ts: after its backend's first connect, when
 // the code that connects has been compiled too) and sends it to the main thread for the others.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import vm from 'node:vm';
-import { parentPort, workerData } from 'node:worker_threads';
+// CommonJS on purpose: a worker whose entry is an ES module also sets up the ES module loader
+// (about 0.4 MB more per worker, benchmarks/README.md).
+'use strict';
+const fs = require('node:fs');
+const { createRequire } = require('node:module');
+const os = require('node:os');
+const path = require('node:path');
+const vm = require('node:vm');
+const { parentPort, workerData } = require('node:worker_threads');
 
 const { bundle, cache, cacheFile, make = true } = workerData.loader;
 
@@ -54,5 +57,5 @@ function makeCache() {
 }
 globalThis[Symbol.for('agent.codeCache')] = { outcome, makeCache };
 
-const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+const bundleModule = { exports: {} };
+script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, path.dirname(bundle));
