@@ -56,6 +56,8 @@ const emit = (event: RunnerEvent) => {
       return hubs.progress(event.callId, event.progress);
     case 'resourceUpdated':
       return hubs.resourceUpdated(event.uri);
+    case 'taskStatus':
+      return hubs.taskStatus(event.params);
     case 'backendLog':
       // No single hub with calls in flight here: the message is for the service log only.
       if (!hubs.backendLog(event.params)) log.info({ level: event.params.level, logger: event.params.logger, data: event.params.data }, 'backend log message');

@@ -143,6 +143,11 @@ export class HubPorts {
     for (const hub of this.subscribers.get(uri) ?? []) this.post(hub, { type: 'resourceUpdated', uri });
   }
 
+  /** A task changed status: the hubs tell the session that created it (they know which). */
+  taskStatus(params: Record<string, unknown>): void {
+    this.broadcast({ type: 'taskStatus', params });
+  }
+
   private broadcast(message: BackendToHub): void {
     for (const port of this.ports.values()) port.postMessage(message);
   }

@@ -46,6 +46,7 @@ export type RunnerOptions = {
 // Results cross to the hub as they came: no validation here (the client-facing server re-checks
 // what it must), input_required and task results included.
 const RAW_RESULT = z.looseObject({});
+const TASK_STATUS = z.looseObject({ taskId: z.string() });
 // The SDK's own clock is not used: the call's requestTimeout is a CallTimer that can pause.
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
@@ -178,6 +179,10 @@ export class BackendRunner {
     client.setRequestHandler('sampling/createMessage', ask('sampling/createMessage'));
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.emit({ type: 'resourceUpdated', uri: notification.params.uri });
+    });
+    // A 2025-11-25 task's status (the SDK has no typed entry for it): the hub that owns the task tells its client.
+    client.setNotificationHandler('notifications/tasks/status', { params: TASK_STATUS }, (params) => {
+      this.emit({ type: 'taskStatus', params: params as Record<string, unknown> });
     });
     client.setNotificationHandler('notifications/message', (notification) => {
       this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });

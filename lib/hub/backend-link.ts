@@ -18,6 +18,8 @@ export type LinkEvents = {
   backendLog(params: Record<string, unknown>): void;
   /** A resource this hub subscribed to changed (the backend's URI). */
   resourceUpdated?: (uri: string) => void;
+  /** A task changed status (the backend's task id). */
+  taskStatus?: (params: Record<string, unknown>) => void;
   /** For the hub's log: a question refused because it could not be tied to one session. */
   warn?: (fields: Record<string, unknown>, msg: string) => void;
 };
@@ -30,6 +32,8 @@ export class BackendLink implements RouterLink {
   // Callers waiting for the verdict on a call the backend reported broken.
   private readonly verdictWaiters = new Set<(error: CallError) => void>();
   private closed = false;
+  /** The worker's current connection to the backend (set when it reports one). */
+  connection = 0;
 
   constructor(
     readonly name: string,
@@ -64,6 +68,9 @@ export class BackendLink implements RouterLink {
         return;
       case 'resourceUpdated':
         this.events.resourceUpdated?.(message.uri);
+        return;
+      case 'taskStatus':
+        this.events.taskStatus?.(message.params);
         return;
       case 'inputRequest':
         void this.question(message.requestId, message.callIds, message.method, message.params);

@@ -20,6 +20,7 @@ export type HubBackendsEvents = {
   changed(): void;
   backendLog(backend: string, params: Record<string, unknown>): void;
   resourceUpdated(backend: string, uri: string): void;
+  taskStatus(backend: string, params: Record<string, unknown>): void;
   /** A backend left the configuration. */
   removed(backend: string): void;
   /** For the hub's log (a backend's question refused because no single client could be told). */
@@ -104,6 +105,7 @@ export class HubBackends implements BackendSource {
       backendLog: (params) => this.events.backendLog(name, params),
       warn: (fields, msg) => this.events.warn(fields, msg),
       resourceUpdated: (uri) => this.events.resourceUpdated(name, uri),
+      taskStatus: (params) => this.events.taskStatus(name, params),
     });
     this.links.set(name, link);
     this.rebuild(name);
@@ -112,6 +114,7 @@ export class HubBackends implements BackendSource {
 
   private setConnection(name: string, link: BackendLink, facts: ConnectionFacts): void {
     if (this.links.get(name) !== link) return;
+    link.connection = facts.connection;
     this.connections.set(name, facts);
     this.lastInventory.set(name, facts.inventory);
     this.lastCapabilities.set(name, facts.capabilities);

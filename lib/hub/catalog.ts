@@ -53,6 +53,17 @@ export class Catalog {
     return filter === null || matchesTags(filter, b.tags);
   }
 
+  /** A configured backend, if the session's filter lets it see it. */
+  backend(name: string, filter: BackendFilter): BackendState | undefined {
+    const backend = this.source.get(name);
+    return backend && this.isVisible(backend, filter) ? backend : undefined;
+  }
+
+  /** The connected backends the session's filter lets it see. */
+  connected(filter: BackendFilter): BackendState[] {
+    return this.visibleBackends(filter);
+  }
+
   private visibleBackends(filter: BackendFilter): BackendState[] {
     return [...this.source.all()].filter((b) => b.phase === 'connected' && b.inventory && this.isVisible(b, filter));
   }

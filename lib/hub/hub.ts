@@ -14,6 +14,8 @@ import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
 import { servePump } from './pump-server.ts';
 import { createStateCodec } from './request-state.ts';
+import { createTaskIdCodec } from './task-ids.ts';
+import { TaskOwners } from './tasks.ts';
 import { ResourceSubscriptions } from './subscriptions.ts';
 import { createRestHandlers } from './rest.ts';
 import { Router } from './router.ts';
@@ -27,6 +29,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   let router: Router | null = null;
   let initialLoad: InitialLoad | null = null;
   const subscriptions = new ResourceSubscriptions();
+  const taskOwners = new TaskOwners();
   const backends = new HubBackends({
     changed: () => {
       notifier.changed();
@@ -35,8 +38,12 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     backendLog: (name, params) => router?.backendLog(name, params),
     warn: (fields, msg) => log.warn(fields, msg),
     resourceUpdated: (name, uri) => router?.resourceUpdated(name, uri),
-    // Its subscriptions went with its worker; a server added again under the name starts afresh.
-    removed: (name) => subscriptions.forget(name),
+    taskStatus: (name, params) => router?.taskStatus(name, params),
+    // Its subscriptions and tasks went with its worker; a server added again under the name starts afresh.
+    removed: (name) => {
+      subscriptions.forget(name);
+      taskOwners.forget(name);
+    },
   });
   const catalog = new Catalog(backends, log);
   // A retry may come a while after the question: the state lives as long as a parked question, and a little more.
@@ -57,6 +64,8 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
     subscriptions,
+    taskIds: createTaskIdCodec(Buffer.from(settings.requestStateKey, 'hex'), settings.instance),
+    taskOwners,
   });
   const tokens = new TokenEstimator();
   const mcp =

@@ -12,6 +12,9 @@ import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
+import type { TaskIdCodec, TaskRef } from './task-ids.ts';
+import { createdTask2025, modernTask, takesTasks, TASKS_EXTENSION, type TaskOwner, type TaskOwners, withoutTasksExtension, withRelatedTask } from './tasks.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 /** How the session answers a backend's question: now, or by its call's own answer (input_required). */
 export type InputAnswer = { answer: InputOutcome } | { park: true };
@@ -39,12 +42,28 @@ export type RouteExtra = CallExtra & {
   logSink?: { session: object; deliver: (params: Record<string, unknown>) => void };
   /** A retry after input_required: the verified state and the client's answers. */
   retry?: { state: RequestStatePayload; inputResponses: Record<string, unknown> };
+  /** The client speaks 2026-07-28 (each request stands alone). */
+  modern?: boolean;
+  /** The 2025 session or stdio connection that owns the tasks this request creates (none for 2026-07-28). */
+  taskOwner?: TaskOwner;
+  /** A 2025 client's `params.task`: run the call as a task. */
+  taskRequest?: Record<string, unknown>;
 };
+
+/** The task methods a client can send (`tasks/list` is answered by the router itself). */
+export type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'tasks/update';
+
+// A 2026-07-28 backend (tasks through the extension) or a 2025 one (tasks in core).
+const isModernBackend = (backend: BackendState) => backend.protocolVersion !== null && backend.protocolVersion >= '2026';
+// How many pages of one backend's tasks/list are read for one client's tasks/list.
+const MAX_TASK_LIST_PAGES = 20;
 
 /** What the router needs of one backend: its worker, reached by request. */
 export interface BackendLink {
   /** The backend's worker (a question parked in an older one is void). */
   readonly worker: number;
+  /** The worker's current connection to the backend (a task of an older one is gone). */
+  readonly connection: number;
   /** Never rejects: failures come back as `{ok: false, error}`. */
   request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra): Promise<LinkOutcome>;
   /** A retry that answers a parked question. */
@@ -75,6 +94,10 @@ export type RouterOptions = {
   inputTimeoutMs: number;
   /** Who is subscribed to which backend resource. */
   subscriptions: ResourceSubscriptions;
+  /** Signs the task ids clients see. */
+  taskIds: TaskIdCodec;
+  /** Which 2025 session created which task. */
+  taskOwners: TaskOwners;
 };
 
 type Kind = 'tool' | 'prompt' | 'resource';
@@ -182,8 +205,11 @@ export class Router {
   private async send(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
     const name = target.backend.name;
     const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
-    // What goes to the backend link: everything but the hub-side log sink and retry.
-    const { logSink: _sink, retry: _retry, ...callExtra } = extra;
+    // What goes to the backend link: everything but the hub-side log sink, retry and task facts.
+    const { logSink: _sink, retry: _retry, modern: _modern, taskOwner: _owner, taskRequest: _task, ...callExtra } = extra;
+    // A 2026-07-28 backend is not told the client takes tasks: the SDK's client in its worker
+    // cannot read a `resultType: "task"` answer, so such a task could never be reached.
+    if (callExtra.clientCapabilities && isModernBackend(target.backend)) callExtra.clientCapabilities = withoutTasksExtension(callExtra.clientCapabilities);
     let outcome: LinkOutcome;
     try {
       outcome = await this.dispatch(target, method, params, extra, callExtra);
@@ -223,7 +249,148 @@ export class Router {
 
   async callTool(qualified: string, args: Record<string, unknown> | undefined, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('tool', qualified, filter);
-    return qualifyToolResult(target.backend.name, await this.send(target, 'tools/call', { name: target.name, ...(args ? { arguments: args } : {}) }, extra));
+    const params: Record<string, unknown> = { name: target.name, ...(args ? { arguments: args } : {}) };
+    const task = this.taskAugmentation(target, qualified, extra);
+    if (task) params.task = task;
+    const result = await this.send(target, 'tools/call', params, extra);
+    return this.adoptTask(target, result, extra) ?? qualifyToolResult(target.backend.name, result);
+  }
+
+  // Whether a call runs as a 2025-11-25 task: its 2025 client asked for one, or a 2026-07-28
+  // client calls a tool its 2025 backend runs only as a task (the extension lets the server
+  // decide, so a tool that may run either way runs as a plain call).
+  private taskAugmentation(target: Target, qualified: string, extra: RouteExtra): Record<string, unknown> | undefined {
+    if (isModernBackend(target.backend)) {
+      if (extra.taskRequest) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${qualified} does not run as a 2025-11-25 task: backend '${target.backend.name}' speaks 2026-07-28`, { tool: qualified });
+      return undefined;
+    }
+    if (extra.taskRequest) return extra.taskRequest;
+    if (!extra.modern) return undefined;
+    const tool = target.backend.inventory?.tools.find((t) => t.name === target.name) as { execution?: { taskSupport?: unknown } } | undefined;
+    if (tool?.execution?.taskSupport !== 'required') return undefined;
+    if (!takesTasks(extra.clientCapabilities)) {
+      throw new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `Tool ${qualified} runs only as a task: declare the ${TASKS_EXTENSION} extension in the request's client capabilities`, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    }
+    return {};
+  }
+
+  // A 2025 backend's new task: its id becomes ours (signed, naming the backend and its
+  // connection), a 2025 session owns it, and each client era gets its own shape.
+  private adoptTask(target: Target, result: Record<string, unknown>, extra: RouteExtra): Record<string, unknown> | null {
+    const task = createdTask2025(result);
+    if (!task) return null;
+    const name = target.backend.name;
+    const backendId = task.taskId as string;
+    const taskId = this.options.taskIds.mint({ b: name, w: target.link.worker, c: target.link.connection, t: backendId });
+    if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, name, backendId);
+    return extra.modern ? { resultType: 'task', ...modernTask(task, taskId) } : { ...result, task: { ...task, taskId } };
+  }
+
+  // The backend, worker and connection a client's task id names; refused when it is not this
+  // service's, not this session's, or its backend restarted since.
+  private taskTarget(taskId: unknown, filter: BackendFilter, extra: RouteExtra): Target & { ref: TaskRef } {
+    let ref: TaskRef;
+    try {
+      ref = this.options.taskIds.open(taskId);
+    } catch (error) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${(error as Error).message}`, { taskId });
+    }
+    if (extra.taskOwner && this.options.taskOwners.ownerOf(ref.b, ref.t) !== extra.taskOwner) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task: this session did not create it', { taskId });
+    }
+    const backend = this.options.catalog.backend(ref.b, filter);
+    if (!backend) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: backend '${ref.b}' is not configured`, { taskId });
+    const link = this.options.links(ref.b);
+    if (!link) throw this.unavailable(backend);
+    if (link.worker !== ref.w || link.connection !== ref.c) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `Backend '${ref.b}' restarted since it created this task: the task and its result are lost; call the tool again`, { backend: ref.b, reason: 'restarted', taskId });
+    }
+    return { backend, name: ref.t, link, ref };
+  }
+
+  /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/update`: to the (2025) backend that created the task. */
+  async taskRequest(method: TaskMethod, params: Record<string, unknown>, filter: BackendFilter, extra: RouteExtra): Promise<Record<string, unknown>> {
+    const taskId = params.taskId as string;
+    const target = this.taskTarget(taskId, filter, extra);
+    const name = target.backend.name;
+    const forward = { ...params, taskId: target.ref.t };
+    if (extra.modern) return this.modernTaskOf2025(method, target, forward, taskId, extra);
+    if (method === 'tasks/update') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+    const result = await this.send(target, method, forward, extra);
+    if (method === 'tasks/result') return withRelatedTask(qualifyToolResult(name, result), taskId);
+    return { ...result, taskId };
+  }
+
+  // A 2026-07-28 client follows a 2025 backend's task: tasks/get carries the result once the
+  // task is done (read with the backend's tasks/result); cancel is acknowledged empty.
+  private async modernTaskOf2025(method: TaskMethod, target: Target, forward: Record<string, unknown>, taskId: string, extra: RouteExtra): Promise<Record<string, unknown>> {
+    const name = target.backend.name;
+    if (method === 'tasks/cancel') {
+      await this.send(target, 'tasks/cancel', forward, extra);
+      return {};
+    }
+    if (method !== 'tasks/get') {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Backend '${name}' runs 2025-11-25 tasks, which take input only through tasks/result; ${method} cannot reach it`, { taskId });
+    }
+    const { _meta: _dropped, ...status } = await this.send(target, 'tasks/get', forward, extra);
+    const task = modernTask(status, taskId);
+    if (status.status === 'input_required') {
+      // Its questions come with tasks/result, which this era does not have: say so, keep it working.
+      return { ...task, status: 'working', statusMessage: `${typeof status.statusMessage === 'string' ? `${status.statusMessage} ` : ''}(backend '${name}' waits for input that a 2026-07-28 client cannot give to a 2025-11-25 task)` };
+    }
+    if (status.status !== 'completed' && status.status !== 'failed') return task;
+    try {
+      const { _meta: _related, ...result } = await this.send(target, 'tasks/result', forward, extra);
+      if (status.status === 'completed') return { ...task, result: qualifyToolResult(name, result) };
+      return { ...task, error: { code: ProtocolErrorCode.InternalError, message: typeof status.statusMessage === 'string' ? status.statusMessage : 'The task failed', data: result } };
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      return { ...task, status: 'failed', error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+    }
+  }
+
+  /** `tasks/list` of a 2025 session: the tasks it created, on every backend it sees that lists tasks. */
+  async listTasks(filter: BackendFilter, extra: RouteExtra): Promise<{ tasks: Record<string, unknown>[] }> {
+    const owner = extra.taskOwner;
+    const tasks: Record<string, unknown>[] = [];
+    if (!owner) return { tasks };
+    for (const backend of this.options.catalog.connected(filter)) {
+      const offered = backend.capabilities?.tasks;
+      const link = this.options.links(backend.name);
+      if (!link || isModernBackend(backend) || !isPlainObject(offered) || !isPlainObject(offered.list)) continue;
+      let cursor: string | undefined;
+      for (let pages = 0; pages < MAX_TASK_LIST_PAGES; pages++) {
+        let page: Record<string, unknown>;
+        try {
+          page = await this.send({ backend, name: '', link }, 'tasks/list', cursor ? { cursor } : {}, extra);
+        } catch {
+          break; // one backend failing to list hides its tasks only
+        }
+        for (const task of Array.isArray(page.tasks) ? page.tasks : []) {
+          if (!isPlainObject(task) || typeof task.taskId !== 'string' || this.options.taskOwners.ownerOf(backend.name, task.taskId) !== owner) continue;
+          tasks.push({ ...task, taskId: this.options.taskIds.mint({ b: backend.name, w: link.worker, c: link.connection, t: task.taskId }) });
+        }
+        cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+        if (!cursor) break;
+      }
+    }
+    return { tasks };
+  }
+
+  /** A backend's task changed status (2025-11-25 `notifications/tasks/status`): its creator hears it. */
+  taskStatus(backend: string, params: Record<string, unknown>): void {
+    if (typeof params.taskId !== 'string') return;
+    const owner = this.options.taskOwners.ownerOf(backend, params.taskId);
+    const link = this.options.links(backend);
+    if (!owner || !link) return;
+    owner.taskStatus({ ...params, taskId: this.options.taskIds.mint({ b: backend, w: link.worker, c: link.connection, t: params.taskId }) });
+  }
+
+  /** A session ended: its tasks are nobody's. */
+  dropTaskOwner(owner: TaskOwner): void {
+    this.options.taskOwners.drop(owner);
   }
 
   async getPrompt(qualified: string, args: Record<string, string> | undefined, filter: BackendFilter, extra: RouteExtra) {

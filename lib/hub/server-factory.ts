@@ -1,6 +1,7 @@
 // One low-level MCP Server per client session (legacy), per request (modern HTTP) or per stdio
 // connection. Handlers read the shared catalog and route through the Router; they hold no state.
-import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type JSONRPCRequest, ProtocolError, ProtocolErrorCode, type Result, Server, type ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { Catalog, HintedList } from './catalog.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { ProgressParams } from '../shared/messages/calls.ts';
@@ -10,6 +11,7 @@ import { paginate } from './pagination.ts';
 import type { RequestStatePayload } from './request-state.ts';
 import type { RouteExtra, Router } from './router.ts';
 import { askClient, clientCapabilities } from './client-input.ts';
+import { createdTask2025, isCreatedTask2026, type TaskOwner, TASKS_EXTENSION } from './tasks.ts';
 
 type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
@@ -22,11 +24,14 @@ const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications
 // `server` is the client's Server (one per 2025 session or stdio connection, one per request for
 // 2026-07-28 HTTP): backend log messages can reach a 2025 session; 2026-07-28 requests have no
 // logging. `logs` is false where a request cannot carry log messages (completion).
-function routeExtra(ctx: ServerContext, server: Server, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
+function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const capabilities = clientCapabilities(ctx, () => server.getClientCapabilities() as Record<string, unknown> | undefined);
-  const extra: RouteExtra = { signal: ctx.mcpReq.signal, session: server, onInputRequest: askClient(ctx, capabilities, inputTimeoutMs) };
+  const modern = ctx.mcpReq.envelope !== undefined;
+  const extra: RouteExtra = { signal: ctx.mcpReq.signal, session: server, onInputRequest: askClient(ctx, capabilities, inputTimeoutMs), modern };
   if (capabilities) extra.clientCapabilities = capabilities;
+  // A 2025 session (or stdio connection) owns the tasks it creates; a 2026-07-28 request stands alone.
+  if (!modern) extra.taskOwner = owner;
   const pending: Promise<unknown>[] = [];
   if (token !== undefined) {
     extra.onProgress = (progress: ProgressParams) =>
@@ -47,8 +52,8 @@ function routeExtra(ctx: ServerContext, server: Server, inputTimeoutMs: number, 
 }
 
 // Runs a routed call and answers only after its notifications went out.
-async function routed<T>(ctx: ServerContext, server: Server, inputTimeoutMs: number, call: (extra: RouteExtra) => Promise<T>, logs = true): Promise<T> {
-  const { extra, settled } = routeExtra(ctx, server, inputTimeoutMs, logs);
+async function routed<T>(ctx: ServerContext, server: Server, owner: TaskOwner, inputTimeoutMs: number, call: (extra: RouteExtra) => Promise<T>, logs = true): Promise<T> {
+  const { extra, settled } = routeExtra(ctx, server, owner, inputTimeoutMs, logs);
   try {
     return await call(extra);
   } finally {
@@ -63,6 +68,35 @@ export function sendListChanged(server: Server, kind: 'tools' | 'prompts' | 'res
   return kind === 'tools' ? server.sendToolListChanged() : kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
 }
 
+// A task handle answers tools/call in place of its result (2025-11-25 `{task}`, 2026-07-28
+// `resultType: "task"`): it passes the Server's tools/call result check untouched.
+const isTaskAnswer = (result: Record<string, unknown>) => createdTask2025(result) !== null || isCreatedTask2026(result);
+class TaskAnswer {
+  constructor(readonly result: Result) {}
+}
+
+class GatewayServer extends Server {
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const checked = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (isTaskAnswer(result as Record<string, unknown>)) throw new TaskAnswer(result);
+      return result;
+    });
+    return async (request, ctx) => {
+      try {
+        return await checked(request, ctx);
+      } catch (error) {
+        if (error instanceof TaskAnswer) return error.result;
+        throw error;
+      }
+    };
+  }
+}
+
+const TaskIdParams = z.looseObject({ taskId: z.string() });
+const TaskListParams = z.looseObject({ cursor: z.string().optional() });
+
 export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: BackendFilter; lazyTools?: boolean };
 
 export function createGatewayServer({ catalog, router, filter, lazyTools = false }: GatewayServerOptions): Server {
@@ -71,7 +105,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
   // The backends' union, fixed for a 2025 session at its initialize (a 2026-07-28 request gets a
   // fresh Server, so discover follows changes). The meta-tools of --lazy-tools are always there.
   const capabilities = lazyTools ? { ...offered, tools: { listChanged: true } } : offered;
-  const server = new Server(
+  const server = new GatewayServer(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
       capabilities,
@@ -84,7 +118,13 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
       inputRequired: { roundTimeoutMs: router.inputTimeoutMs },
     },
   );
-  const run = <T>(ctx: ServerContext, call: (extra: RouteExtra) => Promise<T>, logs = true) => routed(ctx, server, router.inputTimeoutMs, call, logs);
+  // The tasks this server's 2025 session creates are its own; their status notifications come here.
+  const owner: TaskOwner = { taskStatus: (params) => void server.notification({ method: 'notifications/tasks/status', params }).catch(() => undefined) };
+  const closeHooks: (() => void)[] = [() => router.dropTaskOwner(owner)];
+  server.onclose = () => {
+    for (const hook of closeHooks) hook();
+  };
+  const run = <T>(ctx: ServerContext, call: (extra: RouteExtra) => Promise<T>, logs = true) => routed(ctx, server, owner, router.inputTimeoutMs, call, logs);
   // A 2026-07-28 list answer says how long it may be reused (its backends' hints); 2025 has no such fields.
   const listPage = <K extends HintedList>(ctx: ServerContext, kind: K, items: unknown[], cursor: string | undefined) => {
     const { page, nextCursor } = paginate(items, cursor);
@@ -94,10 +134,10 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
 
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', (req, ctx) => listPage(ctx, 'tools', lazyTools ? META_TOOLS : view().tools, req.params?.cursor));
-    const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-      const result = await run(ctx, (extra) => router.callTool(name, args, filter, extra));
-      // A question for the client (input_required) is not the tool's result: nothing to project.
-      if (result.resultType === 'input_required') return result as never;
+    const call = async (ctx: ServerContext, name: string, args: Record<string, unknown> | undefined, task?: Record<string, unknown>): Promise<CallToolResult> => {
+      const result = await run(ctx, (extra) => router.callTool(name, args, filter, task ? { ...extra, taskRequest: task } : extra));
+      // A question for the client (input_required) or a task handle is not the tool's result: nothing to project.
+      if (result.resultType === 'input_required' || isTaskAnswer(result)) return result as never;
       const tool = view().tools.find((t) => t.name === name);
       return server.projectCallToolResult(result as CallToolResult, tool?.outputSchema);
     };
@@ -111,8 +151,17 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
         if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
         return call(ctx, tool.name, inner as Record<string, unknown> | undefined);
       }
-      return call(ctx, name, req.params.arguments);
+      const task = (req.params as { task?: unknown }).task;
+      return call(ctx, name, req.params.arguments, task !== null && typeof task === 'object' ? (task as Record<string, unknown>) : undefined);
     });
+  }
+  // Tasks: 2025-11-25 in core (get, result, list, cancel), the 2026-07-28 extension (get, update, cancel).
+  if (capabilities.tasks || (capabilities.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION]) {
+    // tasks/update's inputResponses are lifted out of params by the SDK: the router refuses it for every backend it routes tasks to.
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'] as const) {
+      server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(ctx, (extra) => router.taskRequest(method, params, filter, extra)) as never);
+    }
+    server.setRequestHandler('tasks/list', { params: TaskListParams }, (_params, ctx) => run(ctx, (extra) => router.listTasks(filter, extra)) as never);
   }
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', (req, ctx) => listPage(ctx, 'prompts', view().prompts, req.params?.cursor));
@@ -126,7 +175,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
     if (capabilities.resources.subscribe === true) {
       // One subscriber per Server: a 2025 session or stdio connection (2026-07-28 has no resources/subscribe).
       const subscriber = { resourceUpdated: (uri: string) => void server.sendResourceUpdated({ uri }).catch(() => undefined) };
-      server.onclose = () => router.dropSubscriber(subscriber);
+      closeHooks.push(() => router.dropSubscriber(subscriber));
       server.setRequestHandler('resources/subscribe', async (req) => {
         await router.subscribe(subscriber, req.params.uri, filter);
         return {};

@@ -19,7 +19,7 @@ function facts(name: string, phase: BackendFacts['phase'] = 'connected'): Backen
 function setup() {
   let changes = 0;
   const logs: [string, Record<string, unknown>][] = [];
-  const backends = new HubBackends({ changed: () => void changes++, backendLog: (name, params) => void logs.push([name, params]), resourceUpdated: () => undefined, removed: () => undefined, warn: () => undefined });
+  const backends = new HubBackends({ changed: () => void changes++, backendLog: (name, params) => void logs.push([name, params]), resourceUpdated: () => undefined, taskStatus: () => undefined, removed: () => undefined, warn: () => undefined });
   const worker = (name: string, index: number) => {
     const { port1, port2 } = new MessageChannel();
     backends.attach(name, index, port1);

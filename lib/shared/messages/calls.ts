@@ -20,7 +20,7 @@ export type Inventory = {
 export type CacheHint = { ttlMs?: number; cacheScope?: 'public' | 'private' };
 
 /** The requests a client can route to one backend. */
-export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete';
+export type BackendMethod = 'tools/call' | 'resources/read' | 'prompts/get' | 'completion/complete' | 'tasks/get' | 'tasks/result' | 'tasks/list' | 'tasks/cancel' | 'tasks/update';
 
 /** One routed request, as the backend worker runs it. */
 export type BackendCall = {
@@ -87,6 +87,8 @@ export type BackendToHub =
   | { type: 'backendLog'; params: Record<string, unknown> }
   /** A resource this hub subscribed to changed (the backend's URI). */
   | { type: 'resourceUpdated'; uri: string }
+  /** A task changed status (2025-11-25 `notifications/tasks/status`, the backend's task id), to every hub. */
+  | { type: 'taskStatus'; params: Record<string, unknown> }
   /**
    * The backend asks the client something while calls are in flight: `callIds` are this hub's
    * calls then in flight on the backend (the hub tells whose they are); the hub answers with

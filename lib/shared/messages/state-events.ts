@@ -37,6 +37,8 @@ export type RunnerEvent = Versioned<
   | { type: 'backendLog'; params: Record<string, unknown> }
   /** A resource some client subscribed to changed (`notifications/resources/updated`). */
   | { type: 'resourceUpdated'; uri: string }
+  /** A task of the backend changed status (`notifications/tasks/status`). */
+  | { type: 'taskStatus'; params: Record<string, unknown> }
   /**
    * Routed calls' health: sent when the run of consecutive request timeouts changes (a timeout
    * adds one, any answered call resets it to 0). Three in a row is a critical error (decisions §3).
@@ -46,7 +48,7 @@ export type RunnerEvent = Versioned<
 
 /** backend worker → main thread (on parentPort): state, never calls or lists. */
 export type WorkerEvent =
-  | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' | 'resourceUpdated' }>
+  | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' | 'resourceUpdated' | 'taskStatus' }>
   | Versioned<
       /**
        * The worker has loaded everything and its API is exposed. `codeCache`: how its bundle was
