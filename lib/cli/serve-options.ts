@@ -48,6 +48,8 @@ export type ServeOptions = {
   workerNice: number;
   /** Backend worker starts in flight at once (0 = no limit). */
   workerStartConcurrency: number;
+  /** Backends sharing one worker thread (1 = a worker each, the default). */
+  backendsPerWorker: number;
   /** How long a client may take to answer a backend's question (elicitation, sampling), ms. */
   inputTimeout: number;
   /** Writable state (backups, socket, child records): default the configuration directory. */
@@ -172,6 +174,7 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     maxSessions: integer(pick(flags, env, 'max-sessions', 'AGENT_MAX_SESSIONS'), 1000, 1, 1_000_000),
     mcpWorkers: integer(pick(flags, env, 'mcp-workers', 'AGENT_MCP_WORKERS'), 1, 1, 64),
     workerNice: integer(pick(flags, env, 'worker-nice', 'AGENT_WORKER_NICE'), DEFAULT_WORKER_NICE, 0, 19),
+    backendsPerWorker: integer(pick(flags, env, 'backends-per-worker', 'AGENT_BACKENDS_PER_WORKER'), 1, 1, 64),
     workerStartConcurrency: integer(pick(flags, env, 'worker-start-concurrency', 'AGENT_WORKER_START_CONCURRENCY'), DEFAULT_WORKER_START_CONCURRENCY, 0, 1024),
     inputTimeout: integer(pick(flags, env, 'input-timeout', 'AGENT_INPUT_TIMEOUT'), DEFAULT_INPUT_TIMEOUT_MS, 1_000, 86_400_000),
     stateDir: text(pick(flags, env, 'state-dir', 'AGENT_STATE_DIR')),

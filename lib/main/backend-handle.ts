@@ -3,7 +3,7 @@
 // Calls do not pass here: the hubs reach the worker over direct channels this handle opens.
 // A worker that dies is a backend failure; the main thread carries on.
 import { isDeepStrictEqual } from 'node:util';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
@@ -15,11 +15,11 @@ import { redactCredentials } from '../shared/sanitize.ts';
 import { resolveStderrLimits, type StderrLimits } from '../shared/stderr-limits.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
+import { type BackendThread, BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import type { CodeCache } from './code-cache.ts';
 import type { StartQueue } from './start-queue.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
-import { forEachLine } from './worker-output.ts';
 
 export type HandleOptions = {
   log: Logger;
@@ -50,16 +50,18 @@ export type HandleOptions = {
   starts?: StartQueue;
   /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
   codeCache?: CodeCache;
+  /** Where backends run (`--backends-per-worker`); none: a worker of its own each. */
+  threads?: BackendThreads;
 };
 
-/** Measured against 1, 4 and V8's default (benchmarks/README.md, "cost per backend"). */
-const WORKER_YOUNG_GENERATION_MB = 2;
 /** A worker that has not said `ready` by then gives its start slot back anyway. */
 const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 // Every backend worker gets a number, so a hub can tell a newer channel from an older one.
 let workers = 0;
+// A worker of its own for each backend, unless the service says otherwise.
+const ownWorkers = new BackendThreads(1, WORKER_OPTIONS);
 
 // SIGKILL a child's process group (it was spawned detached, so its pgid is its pid).
 function killGroup(pid: number | null): void {
@@ -74,7 +76,7 @@ function killGroup(pid: number | null): void {
 export class BackendHandle {
   readonly state: BackendState;
   readonly supervisor: Supervisor | null;
-  private worker: Worker | null = null;
+  private worker: BackendThread | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
   /** The number of this backend's current worker. */
   workerNumber = 0;
@@ -214,17 +216,13 @@ export class BackendHandle {
       stderrLimits: this.stderrLimits,
       inputTimeoutMs: this.options.inputTimeoutMs,
     };
-    const worker = new Worker(file, {
+    const worker = (this.options.threads ?? ownWorkers).open({
+      name: this.name,
+      nice: this.nice,
+      file,
       workerData: data,
-      transferList: [channel.port2],
-      name: `backend:${this.name}`,
-      stdout: true,
-      stderr: true,
-      // A small young generation: less resident memory per backend (benchmarks/README.md).
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      onOutput: (stream, line) => this.log.warn({ backend: this.name, stream }, redactCredentials(line)),
     });
-    forEachLine(worker.stdout, (line) => this.log.warn({ backend: this.name, stream: 'worker stdout' }, redactCredentials(line)));
-    forEachLine(worker.stderr, (line) => this.log.warn({ backend: this.name, stream: 'worker stderr' }, redactCredentials(line)));
     this.worker = worker;
     this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.workerNumber = ++workers;

@@ -29,6 +29,7 @@ import { HubPool } from './hubs.ts';
 import { endOrphans } from './orphans.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
+import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import { CodeCache } from './code-cache.ts';
 import { StartQueue } from './start-queue.ts';
 import { ConfigReloader } from './reloader.ts';
@@ -124,6 +125,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     inputTimeoutMs: options.inputTimeout,
     stderrLimits: options.stderrLimits,
     starts: new StartQueue(options.workerStartConcurrency),
+    threads: new BackendThreads(options.backendsPerWorker, WORKER_OPTIONS),
     ...(codeCache ? { codeCache } : {}),
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
@@ -240,7 +242,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   }
 
   log.info(
-    { file: bundle ?? entry.file, workerStartConcurrency: options.workerStartConcurrency },
+    { file: bundle ?? entry.file, workerStartConcurrency: options.workerStartConcurrency, backendsPerWorker: options.backendsPerWorker },
     bundle || (entry.file.endsWith('.mjs') && !entry.workerData.entry) ? 'backend workers run from the bundle' : 'backend workers run from source (no fresh bundle: `npm run bundle` makes one)',
   );
 

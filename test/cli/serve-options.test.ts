@@ -25,6 +25,7 @@ const DEFAULTS: ServeOptions = {
   mcpWorkers: 1,
   workerNice: 10,
   workerStartConcurrency: DEFAULT_WORKER_START_CONCURRENCY,
+  backendsPerWorker: 1,
   inputTimeout: 300_000,
   stateDir: undefined,
   stderrLimits: {},
@@ -196,6 +197,8 @@ test('serve-options :: limits, hubs, priority and the state directory, flags bea
   usageError({ 'mcp-workers': 0 }, {}, 'Expected --mcp-workers to be a whole number from 1 to 64, got "0"');
   run({ 'worker-start-concurrency': 0 }, { AGENT_WORKER_START_CONCURRENCY: '4' }, { workerStartConcurrency: 0 });
   run({}, { AGENT_WORKER_START_CONCURRENCY: '8' }, { workerStartConcurrency: 8 });
+  run({ 'backends-per-worker': 4 }, { AGENT_BACKENDS_PER_WORKER: '2' }, { backendsPerWorker: 4 });
+  usageError({ 'backends-per-worker': 0 }, {}, 'Expected --backends-per-worker to be a whole number from 1 to 64, got "0"');
   usageError({}, { AGENT_WORKER_START_CONCURRENCY: 'all' }, 'Expected AGENT_WORKER_START_CONCURRENCY to be a whole number from 0 to 1024, got "all"');
   usageError({}, { AGENT_MAX_MESSAGE_BYTES: '10' }, 'Expected AGENT_MAX_MESSAGE_BYTES to be a whole number from 1024 to 1073741824, got "10"');
 });

@@ -61,6 +61,12 @@ export type WorkerEvent =
       | { type: 'inventory'; counts: InventoryCounts }
     >;
 
+/**
+ * main thread → a backend worker (on its parentPort), with --backends-per-worker only: run one
+ * more backend (its state events go on `events`), or let go of one that has been stopped.
+ */
+export type MainToBackendWorker = { type: 'host'; data: BackendWorkerData; events: MessagePort } | { type: 'release'; name: string };
+
 export function countsOf(inventory: Inventory): InventoryCounts {
   return { tools: inventory.tools.length, resources: inventory.resources.length, prompts: inventory.prompts.length, resourceTemplates: inventory.resourceTemplates.length };
 }
