@@ -587,6 +587,7 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('large: /health during start-up p50 / p99 / max ms', (r) => fix(r.large.startup));
   row('large: /health after start-up p50 / p99 / max ms', (r) => fix(r.large.after));
   row('large: `agent mcp status` ms (p50 / max)', (r) => [r.large.status.p50, r.large.status.max]);
+  row('large: service threads / open fds / memory mappings', (r) => [r.large.limits.threads, r.large.limits.fds, r.large.limits.maps]);
   row('tool call /mcp (legacy): p50 1 caller / p50 10 callers ms / calls/s', (r) => callRow(r.idle.toolCalls.mcpLegacy));
   row('tool call /mcp (auto → 2026-07-28): same', (r) => callRow(r.idle.toolCalls.mcpAuto));
   row('tool call direct stdio (legacy): same', (r) => callRow(r.direct.toolCalls));

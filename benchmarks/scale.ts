@@ -104,6 +104,8 @@ export function scaleTable(rows: ScaleRow[]): Record<string, unknown>[] {
     'after p99 ms': round(r.after.p99, 2),
     'p99 ÷': round(r.startup.p99 / r.after.p99, 1),
     'status ms': Math.round(r.status.p50),
+    'threads / fds / maps': `${r.limits.threads} / ${r.limits.fds} / ${r.limits.maps}`,
+    'anon / file MB': `${round(r.smaps.anonymousMB, 1)} / ${round(r.smaps.fileMB, 1)}`,
   }));
 }
 

@@ -3,6 +3,7 @@
 // again for as long once they are all up; then `agent mcp status` is timed, and the plain script
 // spawns and initializes the same N fixtures in the same run (the yardstick for the ready time).
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioContext } from '../lib/context.ts';
@@ -37,8 +38,30 @@ export type ScaleRun = {
   after: FixedRate;
   /** `agent mcp status` wall time (a fresh CLI process each time), ms. */
   status: { p50: number; max: number };
+  /** What the service process holds once they are up (the next limits): threads, open file descriptors, memory mappings (vm.max_map_count). */
+  limits: { threads: number; fds: number; maps: number };
+  /** /proc/<pid>/smaps_rollup of the service then, MB: anonymous memory (heaps, stacks, malloc) and file-backed (code of node and its libraries). */
+  smaps: { rssMB: number; anonymousMB: number; fileMB: number; privateDirtyMB: number };
   plain: { readyMs: number; connectMs: number; count: number };
 };
+
+// Threads, file descriptors and memory mappings of a process, from /proc.
+function processLimits(pid: number): { threads: number; fds: number; maps: number } {
+  const threads = Number(/^Threads:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+  const fds = fs.readdirSync(`/proc/${pid}/fd`).length;
+  const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').filter(Boolean).length;
+  return { threads, fds, maps };
+}
+
+function smapsRollup(pid: number): ScaleRun['smaps'] {
+  const kB: Record<string, number> = {};
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').split('\n')) {
+    const m = /^(\w+):\s+(\d+) kB/.exec(line);
+    if (m) kB[m[1]!] = Number(m[2]);
+  }
+  const mb = (k: string) => (kB[k] ?? 0) / 1024;
+  return { rssMB: mb('Rss'), anonymousMB: mb('Anonymous'), fileMB: mb('Rss') - mb('Anonymous'), privateDirtyMB: mb('Private_Dirty') };
+}
 
 function timeStatus(cli: string[], configFile: string): Promise<number> {
   const t0 = performance.now();
@@ -62,11 +85,13 @@ export async function scale<T extends object = object>(ctx: ScenarioContext, o: 
     const readyMs = await ready;
     await sleep(o.settleMs);
     const rssMB = await steadyRss(agent.pid);
+    const limits = processLimits(agent.pid);
+    const smaps = smapsRollup(agent.pid);
     const after = await fixedRate(`${agent.base}/health`, o.rate, o.afterSeconds);
     const times: number[] = [];
     for (let i = 0; i < o.statusRuns; i++) times.push(await timeStatus(agent.cli, agent.configFile));
     const { p50, max } = latencySummary(times);
-    run = { backends: o.backends, serveArgs: o.serveArgs ?? [], load, readyMs, rssMB, startup, after, status: { p50, max }, ...((await more?.(agent)) ?? {}) } as typeof run;
+    run = { backends: o.backends, serveArgs: o.serveArgs ?? [], load, readyMs, rssMB, startup, after, status: { p50, max }, limits, smaps, ...((await more?.(agent)) ?? {}) } as typeof run;
   } finally {
     stops.push(await agent.stop());
   }

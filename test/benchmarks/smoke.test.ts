@@ -105,6 +105,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   assert.is(round.large.backends, 3);
   assert.is(round.large.plain.count, 3, 'the plain script started as many backends as large');
   assert.ok(round.scale.startup.sent >= 1, 'the start-up was probed');
+  assert.ok(round.large.limits.threads > 3 && round.large.limits.fds > 3 && round.large.limits.maps > 10, 'threads, fds and mappings read');
   assert.is(result.targets.length, 18);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
