@@ -348,7 +348,9 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
       const plain = scaleRun.plain;
 
       // large: as scale, with many more backends (the same as scale with --quick).
-      const large = await scale(ctx, { ...scaleOptions, backends: o.largeBackends }, `round ${r}: large (${o.largeBackends} healthy)`, stops);
+      // 200 backends may take minutes on 2 cores: 1.5 s per backend at most.
+      const largeOptions = { ...scaleOptions, readyTimeoutMs: Math.max(o.readyTimeoutMs, o.largeBackends * 1_500) };
+      const large = await scale(ctx, { ...largeOptions, backends: o.largeBackends }, `round ${r}: large (${o.largeBackends} healthy)`, stops);
 
       // flood: one flooder writing as fast as it can, captured by the service; then to /dev/null.
       const floodServers = { flood: fixtureServer(FIXTURES.flooder, 'flood', marker, {}, { FLOOD_MBPS: '0' }) };

@@ -127,7 +127,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     entry: argv.includes('--source') ? 'source' : 'dist',
     serveArgs,
     settleMs: 500,
-    readyTimeoutMs: 120_000,
+    // 200 backends on a busy 2-core machine can take minutes.
+    readyTimeoutMs: 600_000,
     statusRuns: 3,
     log: (line) => process.stderr.write(`${line}\n`),
   };

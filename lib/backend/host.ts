@@ -96,5 +96,7 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
   };
   Comlink.expose(api, nodeEndpoint(data.api));
   toMain({ v: 1, type: 'ready', tid: facts.tid, codeCache: facts.codeCache });
+  // The child is spawned now, not after a round trip through a main thread busy starting others.
+  if (data.autoStart) void runner.start();
   return { name: data.spec.name, runner, log, emit, close: () => data.api.close() };
 }

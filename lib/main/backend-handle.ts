@@ -215,7 +215,10 @@ export class BackendHandle {
       nice: this.nice,
       stderrLimits: this.stderrLimits,
       inputTimeoutMs: this.options.inputTimeoutMs,
+      // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
+      autoStart: this.startWanted,
     };
+    this.startWanted = false;
     const worker = (this.options.threads ?? ownWorkers).open({
       name: this.name,
       nice: this.nice,

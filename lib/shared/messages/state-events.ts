@@ -94,6 +94,8 @@ export type BackendWorkerData = {
   inputTimeoutMs?: number;
   /** The backend's effective stderr limits at start; later changes come through `setStderrLimits`. */
   stderrLimits: StderrLimits;
+  /** Start the backend as soon as the worker has loaded, without waiting for the main thread's `start()`. */
+  autoStart?: boolean;
 };
 
 export type StopOptions = { graceMs: number };
