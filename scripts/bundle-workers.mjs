@@ -1,25 +1,69 @@
-// Bundles each worker entry into one ES module under build/workers/. A backend worker then
-// loads one file instead of resolving and compiling a few hundred modules (and no tsx):
-// less memory and a faster start per backend (see benchmarks/README.md).
+// Bundles each worker entry into one file under build/workers/. A worker then loads one file
+// instead of resolving and compiling a few hundred modules (and no tsx): less memory and a faster
+// start per backend (see benchmarks/README.md).
+//
+// The backend worker, of which a service runs one per backend, is a CommonJS script
+// (backend.cjs): workers/script-loader.cjs compiles it with one V8 code cache shared by every
+// worker (lib/main/code-cache.ts), which an ES module cannot be given. Its JSON-schema validator
+// (ajv) is a bundle of its own, ajv-validator.cjs, loaded on first use (lib/backend/bundle/).
 import { build } from 'esbuild';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { lazySchemas } from './lazy-schemas.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: { backend: 'workers/backend.ts', hub: 'workers/hub.ts', config: 'workers/config.ts', tokens: 'workers/tokens.ts' },
-  outdir: 'build/workers',
-  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: { hub: 'workers/hub.ts', config: 'workers/config.ts', tokens: 'workers/tokens.ts' },
+  outdir: 'build/workers',
+  outExtension: { '.js': '.mjs' },
+  format: 'esm',
   // Loaded from node_modules: jsonc-parser's entry is a UMD module that requires its parts by
   // computed paths, and piscina finds its own worker file next to itself.
   external: ['jsonc-parser', 'piscina'],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);" },
 });
+
+// The SDK client's validator shim: ajv only when an output schema is used (sdk-shims.ts).
+const sdkShims = {
+  name: 'sdk-shims',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../lib/backend/bundle/sdk-shims.ts', import.meta.url)) }));
+  },
+};
+
+const backend = await build({
+  ...common,
+  entryPoints: { backend: 'workers/backend.ts' },
+  outdir: 'build/workers',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  external: ['./ajv-validator.cjs'],
+  plugins: [sdkShims, lazySchemas],
+  // The loader passes __filename; lib/shared/version.ts finds package.json from import.meta.url.
+  define: { 'import.meta.url': '__agentImportMetaUrl' },
+  banner: { js: 'var __agentImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
+  metafile: true,
+});
+await build({
+  ...common,
+  entryPoints: { 'ajv-validator': 'lib/backend/bundle/ajv-validator.ts' },
+  outdir: 'build/workers',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+});
+// What the backend bundle holds, by input (benchmarks/README.md reads it).
+fs.writeFileSync(new URL('../build/workers/backend.meta.json', import.meta.url), JSON.stringify(backend.metafile));
+// An ES module bundle of the backend from an older build would be taken for this one.
+fs.rmSync(new URL('../build/workers/backend.mjs', import.meta.url), { force: true });

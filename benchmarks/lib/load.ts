@@ -28,10 +28,27 @@ export type FixedRate = { rate: number; sent: number; ok: number; non2xx: number
  * (beyond that a tick counts as an error instead of queueing without bound). Latency is from the
  * moment the request was issued; `lateStartMs` is how late the prober itself issued its worst one.
  */
-export async function fixedRate(url: string, rate: number, seconds: number): Promise<FixedRate> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+export function fixedRate(url: string, rate: number, seconds: number): Promise<FixedRate> {
   const total = Math.max(1, Math.round(rate * seconds));
+  return probe(url, rate, (i) => i >= total);
+}
+
+/** As fixedRate, from now until `stop` settles (at most `maxSeconds`): probing while something happens (a start-up). */
+export function fixedRateUntil(url: string, rate: number, stop: Promise<unknown>, maxSeconds: number): Promise<FixedRate> {
+  let stopped = false;
+  void stop.then(
+    () => (stopped = true),
+    () => (stopped = true),
+  );
+  const total = Math.max(1, Math.round(rate * maxSeconds));
+  // One probe at least, however fast `stop` settles.
+  return probe(url, rate, (i) => i > 0 && (stopped || i >= total));
+}
+
+async function probe(url: string, rate: number, finished: (sent: number) => boolean): Promise<FixedRate> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const interval = 1000 / rate;
+  let total = 0;
   const latencies: number[] = [];
   let ok = 0;
   let non2xx = 0;
@@ -62,7 +79,8 @@ export async function fixedRate(url: string, rate: number, seconds: number): Pro
       req.once('error', () => finish(null));
     });
   const t0 = performance.now();
-  for (let i = 0; i < total; i++) {
+  for (let i = 0; !finished(i); i++) {
+    total = i + 1;
     const due = t0 + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);

@@ -78,6 +78,9 @@ export type Agent = {
   port: number;
   base: string;
   spawnedAt: number;
+  /** Its configuration file, and the node arguments that run the same build's CLI (`agent mcp status`). */
+  configFile: string;
+  cli: string[];
   /** Log lines seen so far, and how many of them were a backend's stderr. */
   logLines: () => number;
   stderrLogLines: () => number;
@@ -219,6 +222,8 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     port,
     base: `http://127.0.0.1:${port}`,
     spawnedAt,
+    configFile,
+    cli: options.entry === 'dist' ? [buildDist()] : ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts')],
     logLines: () => lines,
     stderrLogLines: () => stderrLines,
     logTotals: () => ({ ...totals }),
@@ -386,9 +391,9 @@ export function fixtureServer(fixture: string, name: string, marker: string, ext
   return { command: process.execPath, args: [fixture, marker], env: { FIXTURE_NAME: name, ...env }, ...extra };
 }
 
-type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] } };
+type HealthBody = { servers?: { total?: number; details?: { name: string; healthy: boolean }[] }; configuration?: { loaded?: boolean } };
 
-/** ms from the service's spawn until /health reports every backend in `names` healthy. */
+/** ms from the service's spawn until /health reports the configuration loaded and every backend in `names` healthy. */
 export async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
@@ -396,7 +401,7 @@ export async function waitHealthy(agent: Agent, names: string[], timeoutMs: numb
       const res = await fetch(`${agent.base}/health`);
       const body = (await res.json()) as HealthBody;
       const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
-      if (names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
+      if (body.configuration?.loaded && names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
     } catch {
       /* not yet */
     }

@@ -8,7 +8,9 @@
 // exhausted, one clock read and a counter increment. Dropped lines are never redacted, never
 // matched by a regex and never reach the limiter; a line that has to wait for a limiter answer
 // costs one queue entry.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// The memory limiter alone (types/rate-limiter-flexible-parts.d.ts): the package entry loads every store.
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
 import { redactCredentials } from '../shared/sanitize.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
 

@@ -7,6 +7,8 @@ import { DEFAULT_INPUT_TIMEOUT_MS } from '../shared/messages/state-events.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
+/** Backend worker starts in flight at once (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
+export const DEFAULT_WORKER_START_CONCURRENCY = 2;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -44,6 +46,10 @@ export type ServeOptions = {
   mcpWorkers: number;
   /** Nice value of hubs, backend workers and backend children (0-19; the main thread keeps its own). */
   workerNice: number;
+  /** Backend worker starts in flight at once (0 = no limit). */
+  workerStartConcurrency: number;
+  /** Backends sharing one worker thread (1 = a worker each, the default). */
+  backendsPerWorker: number;
   /** How long a client may take to answer a backend's question (elicitation, sampling), ms. */
   inputTimeout: number;
   /** Writable state (backups, socket, child records): default the configuration directory. */
@@ -168,6 +174,8 @@ export function parseServeOptions(flags: Raw, env: Record<string, string | undef
     maxSessions: integer(pick(flags, env, 'max-sessions', 'AGENT_MAX_SESSIONS'), 1000, 1, 1_000_000),
     mcpWorkers: integer(pick(flags, env, 'mcp-workers', 'AGENT_MCP_WORKERS'), 1, 1, 64),
     workerNice: integer(pick(flags, env, 'worker-nice', 'AGENT_WORKER_NICE'), DEFAULT_WORKER_NICE, 0, 19),
+    backendsPerWorker: integer(pick(flags, env, 'backends-per-worker', 'AGENT_BACKENDS_PER_WORKER'), 1, 1, 64),
+    workerStartConcurrency: integer(pick(flags, env, 'worker-start-concurrency', 'AGENT_WORKER_START_CONCURRENCY'), DEFAULT_WORKER_START_CONCURRENCY, 0, 1024),
     inputTimeout: integer(pick(flags, env, 'input-timeout', 'AGENT_INPUT_TIMEOUT'), DEFAULT_INPUT_TIMEOUT_MS, 1_000, 86_400_000),
     stateDir: text(pick(flags, env, 'state-dir', 'AGENT_STATE_DIR')),
     stderrLimits: stderrLimits(flags, env),

@@ -9,6 +9,10 @@ import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 export type BackendEffect =
   /** The worker has loaded: start its child if a start is wanted. */
   | { type: 'workerReady' }
+  /** The worker made a code cache of the backend bundle: keep it for the next workers (code-cache.ts). */
+  | { type: 'codeCache'; data: SharedArrayBuffer }
+  /** V8 refused the code cache this worker was given: drop it. */
+  | { type: 'codeCacheRefused' }
   /** Tell the supervisor (supervised backends only). */
   | { type: 'supervise'; event: 'connected' | 'exited' }
   /** An unsupervised backend ended: its in-flight calls fail now. */
@@ -55,8 +59,14 @@ function ended(
 
 export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerEvent, ctx: EventContext): Reduction {
   switch (event.type) {
-    case 'ready':
-      return { patch: {}, effects: [{ type: 'workerReady' }] };
+    case 'ready': {
+      const effects: BackendEffect[] = [{ type: 'workerReady' }];
+      if (event.codeCache) effects.push({ type: 'log', level: 'debug', msg: 'backend worker loaded', fields: { backend: state.name, codeCache: event.codeCache } });
+      if (event.codeCache === 'rejected') effects.push({ type: 'codeCacheRefused' });
+      return { patch: {}, effects };
+    }
+    case 'codeCache':
+      return { patch: {}, effects: [{ type: 'codeCache', data: event.data }] };
     case 'connecting':
       return { patch: { phase: 'connecting', pid: event.pid }, effects: [] };
     case 'connected':

@@ -3,7 +3,7 @@
 // Calls do not pass here: the hubs reach the worker over direct channels this handle opens.
 // A worker that dies is a backend failure; the main thread carries on.
 import { isDeepStrictEqual } from 'node:util';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
@@ -15,9 +15,11 @@ import { redactCredentials } from '../shared/sanitize.ts';
 import { resolveStderrLimits, type StderrLimits } from '../shared/stderr-limits.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
+import { type BackendThread, BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
+import type { CodeCache } from './code-cache.ts';
+import type { StartQueue } from './start-queue.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
-import { forEachLine } from './worker-output.ts';
 
 export type HandleOptions = {
   log: Logger;
@@ -44,13 +46,22 @@ export type HandleOptions = {
   stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
   worker?: { file: string; workerData: Record<string, unknown> };
+  /** How many worker starts may be in flight at once (`--worker-start-concurrency`); none: no limit. */
+  starts?: StartQueue;
+  /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
+  codeCache?: CodeCache;
+  /** Where backends run (`--backends-per-worker`); none: a worker of its own each. */
+  threads?: BackendThreads;
 };
 
-const WORKER_YOUNG_GENERATION_MB = 4;
+/** A worker that has not said `ready` by then gives its start slot back anyway. */
+const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 // Every backend worker gets a number, so a hub can tell a newer channel from an older one.
 let workers = 0;
+// A worker of its own for each backend, unless the service says otherwise.
+const ownWorkers = new BackendThreads(1, WORKER_OPTIONS);
 
 // SIGKILL a child's process group (it was spawned detached, so its pgid is its pid).
 function killGroup(pid: number | null): void {
@@ -65,7 +76,7 @@ function killGroup(pid: number | null): void {
 export class BackendHandle {
   readonly state: BackendState;
   readonly supervisor: Supervisor | null;
-  private worker: Worker | null = null;
+  private worker: BackendThread | null = null;
   private api: Comlink.Remote<BackendApi> | null = null;
   /** The number of this backend's current worker. */
   workerNumber = 0;
@@ -80,6 +91,11 @@ export class BackendHandle {
   private restarting: Promise<void> | null = null;
   /** The kernel thread id of the worker (for its priority), once it is ready. */
   threadId: number | null = null;
+  /** The start gate's slot (or place in line), held from asking until the worker is ready or gone. */
+  private slot: (() => void) | null = null;
+  private slotTimer: NodeJS.Timeout | null = null;
+  /** The code cache the current worker was given (dropped if V8 refuses it). */
+  private givenCache: SharedArrayBuffer | null = null;
 
   constructor(
     private currentSpec: BackendSpec,
@@ -148,7 +164,7 @@ export class BackendHandle {
     if (this.stopping || !this.started) return;
     if (!this.worker) {
       this.startWanted = true;
-      this.createWorker();
+      if (!this.slot) this.askSlot();
     } else if (!this.workerReady) {
       this.startWanted = true;
     } else {
@@ -160,11 +176,35 @@ export class BackendHandle {
     this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
   }
 
+  // The worker is created when the start gate has a slot for it (at once without a gate).
+  private askSlot(): void {
+    const starts = this.options.starts;
+    if (!starts) return this.createWorker();
+    this.slot = starts.ask(this.name, () => {
+      if (this.stopping || this.worker) return this.freeSlot();
+      this.slotTimer = setTimeout(() => this.freeSlot(), START_SLOT_MS);
+      this.slotTimer.unref();
+      this.createWorker();
+    });
+  }
+
+  private freeSlot(): void {
+    const slot = this.slot;
+    this.slot = null;
+    if (this.slotTimer) clearTimeout(this.slotTimer);
+    this.slotTimer = null;
+    slot?.();
+  }
+
   private createWorker(): void {
     const { file, workerData } = this.options.worker ?? workerEntry('backend');
+    // Through the script loader: the shared code cache goes along (shared memory, not copied).
+    const loader = workerData.loader && this.options.codeCache ? this.options.codeCache.forWorker() : workerData.loader;
+    this.givenCache = (loader as { cache?: SharedArrayBuffer | null } | undefined)?.cache ?? null;
     const channel = new MessageChannel();
     const data: BackendWorkerData & Record<string, unknown> = {
       ...workerData,
+      ...(loader ? { loader } : {}),
       spec: this.spec,
       api: channel.port2,
       log: { level: this.options.logLevel, format: this.options.logFormat },
@@ -175,18 +215,17 @@ export class BackendHandle {
       nice: this.nice,
       stderrLimits: this.stderrLimits,
       inputTimeoutMs: this.options.inputTimeoutMs,
+      // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
+      autoStart: this.startWanted,
     };
-    const worker = new Worker(file, {
+    this.startWanted = false;
+    const worker = (this.options.threads ?? ownWorkers).open({
+      name: this.name,
+      nice: this.nice,
+      file,
       workerData: data,
-      transferList: [channel.port2],
-      name: `backend:${this.name}`,
-      stdout: true,
-      stderr: true,
-      // A small young generation: about 6 MB less resident memory per backend (benchmarks/README.md).
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      onOutput: (stream, line) => this.log.warn({ backend: this.name, stream }, redactCredentials(line)),
     });
-    forEachLine(worker.stdout, (line) => this.log.warn({ backend: this.name, stream: 'worker stdout' }, redactCredentials(line)));
-    forEachLine(worker.stderr, (line) => this.log.warn({ backend: this.name, stream: 'worker stderr' }, redactCredentials(line)));
     this.worker = worker;
     this.api = Comlink.wrap<BackendApi>(nodeEndpoint(channel.port1));
     this.workerNumber = ++workers;
@@ -231,6 +270,7 @@ export class BackendHandle {
     for (const effect of effects) {
       switch (effect.type) {
         case 'workerReady':
+          this.freeSlot();
           this.workerReady = true;
           if (this.startWanted) {
             this.startWanted = false;
@@ -239,6 +279,12 @@ export class BackendHandle {
           break;
         case 'supervise':
           void this.supervisor?.send({ type: effect.event });
+          break;
+        case 'codeCache':
+          if (this.options.codeCache?.offer(effect.data)) this.log.debug({ backend: this.name, bytes: effect.data.byteLength }, 'backend code cache kept for the next workers');
+          break;
+        case 'codeCacheRefused':
+          this.options.codeCache?.refused(this.givenCache);
           break;
         case 'failInflight':
           this.failInflight('stopped', 'exited');
@@ -282,6 +328,7 @@ export class BackendHandle {
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
   private onWorkerDeath(reason: string): void {
+    this.freeSlot();
     killGroup(this.state.pid);
     const worker = this.worker;
     this.worker = null;
@@ -344,6 +391,7 @@ export class BackendHandle {
   }
 
   private async doStop(): Promise<void> {
+    this.freeSlot();
     void this.supervisor?.send({ type: 'stop' });
     this.failInflight('stopped');
     const worker = this.worker;

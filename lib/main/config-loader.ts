@@ -1,11 +1,13 @@
 // Loads the configuration in a piscina worker (workers/config.ts): parsing, zod validation and
-// merging stay off the main thread. One worker, kept a while between reloads.
+// merging stay off the main thread. One worker, ended as soon as it has answered: it holds zod
+// and the config code (about 15 MB), and reloads are rare; the next one starts a new worker.
 import { Piscina } from 'piscina';
 import type { LoadOutcome } from '../config/load.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 
-const IDLE_MS = 60_000;
+/** Idle time before the config worker ends: none (it was 60 s; benchmarks/README.md, "cost per backend"). */
+const IDLE_MS = 0;
 
 export class ConfigLoader {
   private pool: Piscina | null = null;

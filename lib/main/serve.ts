@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import type { ServeOptions } from '../cli/serve-options.ts';
 import { ensureConfigFile } from '../config/ensure.ts';
 import { resolveConfigLocation } from '../config/paths.ts';
@@ -28,6 +29,9 @@ import { HubPool } from './hubs.ts';
 import { endOrphans } from './orphans.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
+import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
+import { CodeCache } from './code-cache.ts';
+import { StartQueue } from './start-queue.ts';
 import { ConfigReloader } from './reloader.ts';
 import { runShutdown } from './shutdown.ts';
 import { loadStateKey } from './state-key.ts';
@@ -97,6 +101,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   let announcement: Announcement | null = null;
   let stopping: Promise<0 | 1> | null = null;
 
+  // Backend workers from the bundle share one V8 code cache, kept in the state directory between runs.
+  const entry = workerEntry('backend');
+  const bundle = (entry.workerData.loader as { bundle?: string } | undefined)?.bundle;
+  const codeCache = bundle ? new CodeCache(bundle, path.join(stateDir, 'code-cache')) : undefined;
+
   let hubs: HubPool | null = null;
   // Every backend worker gets a direct channel to every hub that is up.
   const wire = (hub: HubHandle, handle: ReturnType<BackendRegistry['handle']> & object) => {
@@ -115,6 +124,9 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     workerNice: options.workerNice,
     inputTimeoutMs: options.inputTimeout,
     stderrLimits: options.stderrLimits,
+    starts: new StartQueue(options.workerStartConcurrency),
+    threads: new BackendThreads(options.backendsPerWorker, WORKER_OPTIONS),
+    ...(codeCache ? { codeCache } : {}),
     onFacts: (name) => hubs?.touch(name),
     onWorker: (handle) => {
       for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
@@ -229,8 +241,10 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     log.info({ host: options.host, port, healthInfoLevel: options.healthInfoLevel, transport: options.transport }, `listening on ${address}`);
   }
 
-  const entry = workerEntry('backend');
-  log.info({ file: entry.file }, entry.file.endsWith('.mjs') && !entry.workerData.entry ? 'backend workers run from the bundle' : 'backend workers run from source (no fresh bundle: `npm run bundle` makes one)');
+  log.info(
+    { file: bundle ?? entry.file, workerStartConcurrency: options.workerStartConcurrency, backendsPerWorker: options.backendsPerWorker },
+    bundle || (entry.file.endsWith('.mjs') && !entry.workerData.entry) ? 'backend workers run from the bundle' : 'backend workers run from source (no fresh bundle: `npm run bundle` makes one)',
+  );
 
   try {
     if (await ensureConfigFile(location)) log.info({ file: location.file }, 'configuration file did not exist: created an empty one');
@@ -238,6 +252,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     log.error({ file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
   }
   if (options.reload && !stopping) watcher = watchConfig(location.file, () => void reloader.reload('file changed'));
+  // The code cache on disk (a few ms) is read before the first backend starts.
+  await codeCache?.loaded;
   await reloader.reload('startup');
 
   // Lets `agent mcp ...` without --config find this service (lib/control/discovery.ts).

@@ -19,28 +19,37 @@ function newestSource(dirs: string[]): number {
 
 const bundleChecks = new Map<string, string | null>();
 
-// build/workers/<name>.mjs (scripts/bundle-workers.mjs) when it is newer than its sources.
+// build/workers/<name>.mjs or .cjs (scripts/bundle-workers.mjs) when it is newer than its sources.
 function freshBundle(name: string): string | null {
   if (bundleChecks.has(name)) return bundleChecks.get(name)!;
-  const bundle = path.join(PACKAGE_ROOT, 'build', 'workers', `${name}.mjs`);
   let found: string | null = null;
-  try {
-    const built = fs.statSync(bundle).mtimeMs;
-    if (built >= newestSource([path.join(PACKAGE_ROOT, 'workers'), path.join(PACKAGE_ROOT, 'lib')])) found = bundle;
-  } catch {
-    found = null;
+  for (const ext of ['.cjs', '.mjs']) {
+    const bundle = path.join(PACKAGE_ROOT, 'build', 'workers', `${name}${ext}`);
+    try {
+      const built = fs.statSync(bundle).mtimeMs;
+      if (built >= newestSource([path.join(PACKAGE_ROOT, 'workers'), path.join(PACKAGE_ROOT, 'lib')])) found = bundle;
+    } catch {
+      continue;
+    }
+    break;
   }
   bundleChecks.set(name, found);
   return found;
 }
 
+/** The loader that compiles a `.cjs` bundle with a shared V8 code cache (lib/main/code-cache.ts). */
+export const SCRIPT_LOADER = path.join(PACKAGE_ROOT, 'workers', 'script-loader.cjs');
+
 /**
- * Where a worker entry lives: the fresh bundle when there is one; else compiled `.js` beside us
+ * Where a worker entry lives: the fresh bundle when there is one (a `.cjs` one through
+ * SCRIPT_LOADER); else compiled `.js` beside us
  * in dist/, or the `.ts` source run through the tsx bootstrap (tsx does not register itself in
  * worker threads on Node 20; see stack.md).
  */
 export function workerEntry(name: string, bootstrap = 'bootstrap'): { file: string; workerData: Record<string, unknown> } {
   const bundle = freshBundle(name);
+  // A script bundle (the backend's) runs through the loader, which adds the code cache.
+  if (bundle?.endsWith('.cjs')) return { file: SCRIPT_LOADER, workerData: { loader: { bundle, cache: null, cacheFile: null, make: false } } };
   if (bundle) return { file: bundle, workerData: {} };
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);

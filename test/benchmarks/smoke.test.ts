@@ -24,6 +24,9 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     idleBackends: 1,
     churn: { healthy: 1, crashers: 1, flooders: 1, floodMBps: 2 },
     scaleBackends: 2,
+    largeBackends: 3,
+    scaleAfterSeconds: 0.3,
+    statusRuns: 1,
     toolSerialSeconds: 0.1,
     toolConcurrentSeconds: 0.2,
     toolCallers: 2,
@@ -83,6 +86,14 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['overhead service p50', round.overhead.service.serial.p50],
     ['overhead service traced p50', round.overhead.service.traced.totalP50Ms],
     ['sweep (2 hubs) MCP calls per second', round.sweep[0]?.fixed.calls.perSecond ?? 0],
+    ['scale /health p99 during start-up', round.scale.startup.p99],
+    ['scale /health p99 after start-up', round.scale.after.p99],
+    ['scale agent mcp status ms', round.scale.status.p50],
+    ['large ready ms', round.large.readyMs],
+    ['large plain script ready ms', round.large.plain.readyMs],
+    ['large RSS', round.large.rssMB],
+    ['large /health p99 during start-up', round.large.startup.p99],
+    ['large agent mcp status ms', round.large.status.p50],
   ];
   for (const [name, value] of positive) assert.ok(value > 0, `${name} = ${value}`);
 
@@ -91,7 +102,11 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   assert.is(round.overhead.direct.traced.complete, 5, 'every traced direct call seen at every hop');
   assert.is(round.sweep[0]!.saturation.hubCpuPct.length, 2, 'both hubs of --mcp-workers 2 measured');
   assert.equal(round.profile?.forbiddenFrames, [], 'no SDK, zod or JSON-RPC frame on the main thread');
-  assert.is(result.targets.length, 16);
+  assert.is(round.large.backends, 3);
+  assert.is(round.large.plain.count, 3, 'the plain script started as many backends as large');
+  assert.ok(round.scale.startup.sent >= 1, 'the start-up was probed');
+  assert.ok(round.large.limits.threads > 3 && round.large.limits.fds > 3 && round.large.limits.maps > 10, 'threads, fds and mappings read');
+  assert.is(result.targets.length, 18);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
   assert.equal(result.leftovers, [], 'no process left behind');

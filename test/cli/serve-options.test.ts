@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseServeOptions, type ServeOptions, UsageError } from '../../lib/cli/serve-options.ts';
+import { DEFAULT_WORKER_START_CONCURRENCY, parseServeOptions, type ServeOptions, UsageError } from '../../lib/cli/serve-options.ts';
 
 const DEFAULTS: ServeOptions = {
   config: undefined,
@@ -24,6 +24,8 @@ const DEFAULTS: ServeOptions = {
   maxSessions: 1000,
   mcpWorkers: 1,
   workerNice: 10,
+  workerStartConcurrency: DEFAULT_WORKER_START_CONCURRENCY,
+  backendsPerWorker: 1,
   inputTimeout: 300_000,
   stateDir: undefined,
   stderrLimits: {},
@@ -193,6 +195,11 @@ test('serve-options :: limits, hubs, priority and the state directory, flags bea
   run({}, { AGENT_MAX_MESSAGE_BYTES: '2048', AGENT_MAX_SESSIONS: '7', AGENT_MCP_WORKERS: '3', AGENT_WORKER_NICE: '19', AGENT_STATE_DIR: '/s' }, { maxMessageBytes: 2048, maxSessions: 7, mcpWorkers: 3, workerNice: 19, stateDir: '/s' });
   usageError({ 'worker-nice': 20 }, {}, 'Expected --worker-nice to be a whole number from 0 to 19, got "20"');
   usageError({ 'mcp-workers': 0 }, {}, 'Expected --mcp-workers to be a whole number from 1 to 64, got "0"');
+  run({ 'worker-start-concurrency': 0 }, { AGENT_WORKER_START_CONCURRENCY: '4' }, { workerStartConcurrency: 0 });
+  run({}, { AGENT_WORKER_START_CONCURRENCY: '8' }, { workerStartConcurrency: 8 });
+  run({ 'backends-per-worker': 4 }, { AGENT_BACKENDS_PER_WORKER: '2' }, { backendsPerWorker: 4 });
+  usageError({ 'backends-per-worker': 0 }, {}, 'Expected --backends-per-worker to be a whole number from 1 to 64, got "0"');
+  usageError({}, { AGENT_WORKER_START_CONCURRENCY: 'all' }, 'Expected AGENT_WORKER_START_CONCURRENCY to be a whole number from 0 to 1024, got "all"');
   usageError({}, { AGENT_MAX_MESSAGE_BYTES: '10' }, 'Expected AGENT_MAX_MESSAGE_BYTES to be a whole number from 1024 to 1073741824, got "10"');
 });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { BackendSpec, LoadedConfig } from '../../lib/config/types.ts';
 import { BackendRegistry } from '../../lib/main/registry.ts';
+import { StartQueue } from '../../lib/main/start-queue.ts';
 import { StateTable } from '../../lib/main/state-table.ts';
 import { isAlive } from '../helpers/processes.ts';
 import { FIXTURE_SERVER, poll, ROOT } from '../helpers/service.ts';
@@ -36,7 +37,7 @@ const spec = (name: string, extra: Partial<BackendSpec> = {}): BackendSpec =>
 
 const config = (...specs: BackendSpec[]): LoadedConfig => ({ file: '/x/mcp.json', dir: '/x', warnings: [], servers: specs.map((s) => ({ name: s.name, disabled: false, tags: s.tags, spec: s, warnings: [] })) });
 
-function registry(options: { worker?: { file: string; workerData: Record<string, unknown> } } = {}) {
+function registry(options: { worker?: { file: string; workerData: Record<string, unknown> }; starts?: StartQueue } = {}) {
   const table = new StateTable();
   const facts: string[] = [];
   const downs: string[] = [];
@@ -121,6 +122,22 @@ test('registry :: a backend worker that dies is restarted by supervision; its ch
     fs.rmSync(path.dirname(marker), { recursive: true, force: true });
   }
   await poll(async () => zombieChildren(children).length === 0, 'no zombie after the stop', 10_000);
+});
+
+test('registry :: with one worker start at a time every backend still starts; one stopped while it waits never gets a worker', async () => {
+  const starts = new StartQueue(1);
+  const { table, reg } = registry({ starts });
+  try {
+    await reg.apply(config(spec('a'), spec('b'), spec('c')));
+    assert.equal(starts.counts, { running: 1, waiting: 2 }, 'one worker starting, two waiting');
+    assert.is(table.backends.get('c')!.phase, 'queued');
+    await reg.apply(config(spec('a'), spec('b')));
+    assert.not.ok(table.backends.has('c'), 'c removed while it waited');
+    await poll(async () => ['a', 'b'].every((n) => table.backends.get(n)?.phase === 'connected'), 'a and b connected, one after the other', 20_000);
+    assert.equal(starts.counts, { running: 0, waiting: 0 }, 'every slot given back');
+  } finally {
+    await reg.stopAll();
+  }
 });
 
 test.run();

@@ -50,11 +50,22 @@ export type RunnerEvent = Versioned<
 export type WorkerEvent =
   | Exclude<RunnerEvent, { type: 'connected' | 'inventory' | 'progress' | 'backendLog' | 'resourceUpdated' | 'taskStatus' }>
   | Versioned<
-      /** The worker has loaded everything and its API is exposed. */
-      | { type: 'ready'; tid: number | null }
+      /**
+       * The worker has loaded everything and its API is exposed. `codeCache`: how its bundle was
+       * compiled (lib/backend/code-cache-hook.ts); null when it runs from source.
+       */
+      | { type: 'ready'; tid: number | null; codeCache?: 'accepted' | 'rejected' | 'none' | null }
+      /** A V8 code cache of the backend bundle this worker made, for the next workers (workers/script-loader.cjs). */
+      | { type: 'codeCache'; data: SharedArrayBuffer }
       | { type: 'connected'; at: number; pid: number | null; protocolVersion: string | null; counts: InventoryCounts }
       | { type: 'inventory'; counts: InventoryCounts }
     >;
+
+/**
+ * main thread → a backend worker (on its parentPort), with --backends-per-worker only: run one
+ * more backend (its state events go on `events`), or let go of one that has been stopped.
+ */
+export type MainToBackendWorker = { type: 'host'; data: BackendWorkerData; events: MessagePort } | { type: 'release'; name: string };
 
 export function countsOf(inventory: Inventory): InventoryCounts {
   return { tools: inventory.tools.length, resources: inventory.resources.length, prompts: inventory.prompts.length, resourceTemplates: inventory.resourceTemplates.length };
@@ -83,6 +94,8 @@ export type BackendWorkerData = {
   inputTimeoutMs?: number;
   /** The backend's effective stderr limits at start; later changes come through `setStderrLimits`. */
   stderrLimits: StderrLimits;
+  /** Start the backend as soon as the worker has loaded, without waiting for the main thread's `start()`. */
+  autoStart?: boolean;
 };
 
 export type StopOptions = { graceMs: number };
