@@ -12,6 +12,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { BackendToHub, HubToBackend, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
 import type { ConnectionFacts } from '../shared/messages/calls.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
+import { relatedTaskOf } from '../shared/related-task.ts';
 
 /** What the ports need of the backend connection (the runner). */
 export type CallRunner = {
@@ -34,8 +35,7 @@ export type HubPortsOptions = {
 // Where a call's outcome goes: a hub and its id for the call, or nowhere while it is parked.
 type Origin = { hub: number; callId: number } | null;
 type Question = { workerCallId: number; method: InputMethod; params: Record<string, unknown>; settle: (outcome: InputOutcome) => void };
-/** The `_meta` key that ties a backend's question to one of its tasks (2025-11-25). */
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
 type Parked = Question & { timer: NodeJS.Timeout };
 /** Parked questions that timed out, remembered so a late retry is told why (bounded). */
 const EXPIRED_KEPT = 1_000;
@@ -188,8 +188,8 @@ export class HubPorts {
 
   // The hubs with calls in flight here, and which calls.
   // With `task`, only the tasks/result calls waiting for that task, when there are any.
-  private callsByHub(task?: unknown): Map<number, { worker: number; hub: number }[]> {
-    const awaiting = typeof task === 'string' ? [...this.awaitedTasks].filter(([, t]) => t === task).map(([worker]) => worker) : [];
+  private callsByHub(task?: string): Map<number, { worker: number; hub: number }[]> {
+    const awaiting = task !== undefined ? [...this.awaitedTasks].filter(([, t]) => t === task).map(([worker]) => worker) : [];
     const byHub = new Map<number, { worker: number; hub: number }[]>();
     for (const [worker, origin] of this.origins) {
       if (!origin || (awaiting.length && !awaiting.includes(worker))) continue;
@@ -219,7 +219,7 @@ export class HubPorts {
    */
   ask(method: InputMethod, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     // A task's question (its related-task mark) is for whoever waits in that task's tasks/result.
-    const hubs = this.callsByHub((params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK]?.taskId);
+    const hubs = this.callsByHub(relatedTaskOf(params));
     if (hubs.size !== 1) {
       const why = hubs.size === 0 ? 'no client call is in flight on it' : `calls of several clients are in flight on it`;
       this.options.warn({ method, hubs: hubs.size }, `a ${method} request from the backend was refused: ${why}, so it cannot be tied to one client`);
@@ -265,8 +265,7 @@ export class HubPorts {
   // The parked question a backend's task asked (a task asks through tasks/result, one at a time).
   private parkedFor(taskId: string): Record<string, unknown> {
     for (const [parkId, { method, params }] of this.parked) {
-      const related = (params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK];
-      if (related?.taskId === taskId) return { parkId, method, params };
+      if (relatedTaskOf(params) === taskId) return { parkId, method, params };
     }
     return {};
   }

@@ -6,7 +6,7 @@ import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOut
 import type { BackendMethod, CallError, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './router.ts';
 import { inputError } from './client-input.ts';
-import { RELATED_TASK } from './tasks.ts';
+import { relatedTaskOf } from '../shared/related-task.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -140,7 +140,7 @@ export class BackendLink implements RouterLink {
   private async question(requestId: number, callIds: number[], method: InputMethod, params: Record<string, unknown>): Promise<void> {
     const all = callIds.map((id) => [id, this.inflight.get(id)] as const).filter((c): c is readonly [number, Inflight] => c[1] !== undefined);
     // A task's question (its related-task mark) belongs to the tasks/result call of that task.
-    const task = (params._meta as Record<string, { taskId?: unknown } | undefined> | undefined)?.[RELATED_TASK]?.taskId;
+    const task = relatedTaskOf(params);
     const own = task === undefined ? [] : all.filter(([, call]) => call.extra.relatedTask === task);
     const calls = own.length ? own : all;
     const sessions = new Set(calls.map(([id, call]) => call.extra.session ?? id));

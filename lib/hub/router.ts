@@ -13,8 +13,8 @@ import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
 import type { TaskIdCodec } from './task-ids.ts';
-import { TaskRouter } from './task-router.ts';
-import type { TaskOwner, TaskOwners } from './tasks.ts';
+import { type TaskExtra, TaskRouter } from './task-router.ts';
+import type { TaskOwners } from './tasks.ts';
 
 /** How the session answers a backend's question: now, or by its call's own answer (input_required). */
 export type InputAnswer = { answer: InputOutcome } | { park: true };
@@ -36,7 +36,8 @@ export type CallExtra = {
 /** A call's outcome, or its question parked in the backend's worker until a retry answers it. */
 export type LinkOutcome = CallOutcome | { parked: { parkId: number; method: InputMethod; params: Record<string, unknown> } };
 
-export type RouteExtra = CallExtra & {
+/** A routed request: the call, what the hub keeps of it, and its task facts (TaskExtra). */
+export type RouteExtra = CallExtra & TaskExtra & {
   /**
    * Where the backend's logging messages may go while the request runs: the client session
    * that made it (2025 clients). Omitted for clients that take no log messages.
@@ -44,12 +45,6 @@ export type RouteExtra = CallExtra & {
   logSink?: { session: object; deliver: (params: Record<string, unknown>) => void };
   /** A retry after input_required: the verified state and the client's answers. */
   retry?: { state: RequestStatePayload; inputResponses: Record<string, unknown> };
-  /** The client speaks 2026-07-28 (each request stands alone). */
-  modern?: boolean;
-  /** The 2025 session or stdio connection that owns the tasks this request creates (none for 2026-07-28). */
-  taskOwner?: TaskOwner;
-  /** A 2025 client's `params.task`: run the call as a task. */
-  taskRequest?: Record<string, unknown>;
 };
 
 

@@ -10,7 +10,8 @@ import { sanitize } from '../shared/sanitize.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskIdCodec, TaskRef } from './task-ids.ts';
-import { createdTask2025, isCreatedTask2026, isTerminal, modernTask, RELATED_TASK, takesTasks, type TaskOwner, type TaskOwners, TASKS_EXTENSION } from './tasks.ts';
+import { RELATED_TASK } from '../shared/related-task.ts';
+import { createdTask2025, isCreatedTask2026, isTerminal, modernTask, takesTasks, type TaskOwner, type TaskOwners, TASKS_EXTENSION } from './tasks.ts';
 import { qualifyToolResult } from './uri-rewrite.ts';
 
 type Json = Record<string, unknown>;
@@ -61,6 +62,10 @@ const MAX_TASK_LIST_PAGES = 20;
 const QUESTION_WAIT_MS = 2_000;
 /** The inputRequests key of a parked question of a task (unique over the task's life). */
 const inputKey = (parkId: number) => `input-${parkId}`;
+/** A backend question parked in its worker. */
+type Question = { parkId: number; method: InputMethod; params: Json };
+// A call on behalf of no client session that waits in a task: that task's questions park in the worker.
+const parkingQuestionsOf = (backendTaskId: string): Asking => ({ session: {}, relatedTask: backendTaskId, onInputRequest: async () => ({ park: true }) });
 
 const unknownTask = (why: string, taskId: unknown) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${why}`, { taskId });
 const needsExtension = (what: string) =>
@@ -100,18 +105,15 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
 
   /** A backend's new task: its id becomes ours, a 2025 session owns it, each era gets its shape. */
   adopt(target: TaskTarget<L>, result: Json, extra: E): Json | null {
-    const name = target.backend.name;
-    if (isCreatedTask2026(result)) {
-      // Only a client that declared the extension is answered with one (the backend was told what it declared).
-      const ref = { b: name, w: target.link.worker, c: target.link.connection, t: result.taskId as string };
-      if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, ref, !isTerminal(result.status));
-      return { ...result, taskId: this.idOf(name, target.link, ref.t, extra.taskOwner !== undefined) };
-    }
-    const task = createdTask2025(result);
+    // A 2026-07-28 handle is the task itself (only a client that declared the extension gets one).
+    const extension = isCreatedTask2026(result);
+    const task = extension ? result : createdTask2025(result);
     if (!task) return null;
+    const name = target.backend.name;
     const ref = { b: name, w: target.link.worker, c: target.link.connection, t: task.taskId as string };
     if (extra.taskOwner) this.options.taskOwners.claim(extra.taskOwner, ref, !isTerminal(task.status));
     const taskId = this.idOf(name, target.link, ref.t, extra.taskOwner !== undefined);
+    if (extension) return { ...result, taskId };
     return extra.modern ? { resultType: 'task', ...modernTask(task, taskId) } : { ...result, task: { ...task, taskId } };
   }
 
@@ -195,15 +197,15 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
   // The question a 2025 task waits on: parked in the worker already, or taken now by a tasks/result
   // run in the background (its question parks there; its outcome is not needed: tasks/get reads
   // the result again). Null when none came within QUESTION_WAIT_MS; the result if the task ended.
-  private async question(target: Located<L>): Promise<{ parkId: number; method: InputMethod; params: Json } | { result: Json } | null> {
+  private async question(target: Located<L>): Promise<Question | { result: Json } | null> {
     const backendTaskId = target.ref.t;
-    const parked = await target.link.parkedFor(backendTaskId);
-    if ('ok' in parked && parked.ok && typeof parked.result.parkId === 'number') return parked.result as { parkId: number; method: InputMethod; params: Json };
+    const parked = await this.parked(target);
+    if (parked) return parked;
     const key = `${target.backend.name}\u0000${backendTaskId}`;
     if (this.fetching.has(key)) return null;
     this.fetching.add(key);
     const running = target.link
-      .request('tasks/result', { taskId: backendTaskId }, { session: {}, relatedTask: backendTaskId, onInputRequest: async () => ({ park: true }) })
+      .request('tasks/result', { taskId: backendTaskId }, parkingQuestionsOf(backendTaskId))
       .finally(() => this.fetching.delete(key));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<null>((resolve) => (timer = setTimeout(resolve, QUESTION_WAIT_MS, null)));
@@ -217,14 +219,18 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
   // backend (whose tasks/result goes on in the background); the acknowledgement does not wait.
   private async answer(target: Located<L>, forward: Json): Promise<Json> {
     const responses = isPlainObject(forward.inputResponses) ? forward.inputResponses : {};
-    const parked = await target.link.parkedFor(target.ref.t);
-    const parkId = 'ok' in parked && parked.ok && typeof parked.result.parkId === 'number' ? parked.result.parkId : null;
+    const parked = await this.parked(target);
     // Keys that are not outstanding are ignored (the extension says so).
-    const answer = parkId === null ? undefined : responses[inputKey(parkId)];
-    if (parkId === null || !isPlainObject(answer)) return {};
-    const backendTaskId = target.ref.t;
-    void target.link.resume(parkId, { ok: true, result: answer }, { session: {}, relatedTask: backendTaskId, onInputRequest: async () => ({ park: true }) });
+    const answer = parked ? responses[inputKey(parked.parkId)] : undefined;
+    if (!parked || !isPlainObject(answer)) return {};
+    void target.link.resume(parked.parkId, { ok: true, result: answer }, parkingQuestionsOf(target.ref.t));
     return {};
+  }
+
+  // The question of the task parked in its backend's worker, if there is one.
+  private async parked(target: Located<L>): Promise<Question | null> {
+    const outcome = await target.link.parkedFor(target.ref.t);
+    return 'ok' in outcome && outcome.ok && typeof outcome.result.parkId === 'number' ? (outcome.result as Question) : null;
   }
 
   /** `tasks/list` of a 2025 session: the tasks it created, on every backend it sees that lists tasks. */

@@ -9,8 +9,6 @@
 import { isPlainObject } from '../shared/plain-object.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-/** The `_meta` key that ties a message to a task (2025-11-25). */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 type Json = Record<string, unknown>;
 
@@ -115,8 +113,4 @@ export class TaskOwners {
     for (const [key, { task }] of [...this.tasks.entries()]) if (task.b === backend) this.remove(key);
   }
 
-  /** Whether `owner` holds any task (for tests of the bound). */
-  holds(owner: TaskOwner): number {
-    return this.byOwner.get(owner)?.size ?? 0;
-  }
 }
