@@ -219,8 +219,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       () => guard,
       (req, res) => hubs!.forward(req, res),
     );
-    // polka's handler takes an optional `next`; passing one would replace its own route loop.
-    const listening = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
+    const listening = http.createServer(app.handler);
     try {
       port = await listen(listening, options.port, options.host);
     } catch (error) {

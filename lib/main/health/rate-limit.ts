@@ -62,9 +62,12 @@ function expandIPv6(address: string): number[] {
   return [...left, ...fill, ...right].map((g) => parseInt(g, 16));
 }
 
+const UNLIMITED: RateDecision = { kind: 'unlimited' };
+
 export function createHealthRateLimiter(options: RateLimitOptions) {
   const exempt = parseExemptList(options.exempt);
-  if (options.limit === 0) return { check: async (): Promise<RateDecision> => ({ kind: 'unlimited' }) };
+  // The decision type says a check may be answered at once (unlimited, exempt) or later (counted).
+  if (options.limit === 0) return { check: (_address: string | undefined): RateDecision | Promise<RateDecision> => UNLIMITED };
   const limiter = new RateLimiterMemory({ points: options.limit, duration: options.windowSeconds });
   const policy = `${options.limit};w=${options.windowSeconds}`;
   const exemptHeaders = { 'RateLimit-Policy': policy, 'RateLimit-Limit': String(options.limit), 'RateLimit-Remaining': String(options.limit), 'RateLimit-Reset': '0' };
@@ -75,18 +78,23 @@ export function createHealthRateLimiter(options: RateLimitOptions) {
     'RateLimit-Reset': String(Math.ceil(res.msBeforeNext / 1000)),
   });
   return {
-    async check(address: string | undefined): Promise<RateDecision> {
+    /** Synchronous for an exempt source (no count kept); a promise for a counted one. */
+    check(address: string | undefined): RateDecision | Promise<RateDecision> {
       const ip = address ?? 'unknown';
       const plain = ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
       if (net.isIP(plain) && exempt.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6')) return { kind: 'exempt', headers: exemptHeaders };
-      try {
-        return { kind: 'allowed', headers: headersOf(await limiter.consume(clientKey(plain))) };
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        return { kind: 'limited', headers: headersOf(rejection), retryAfterSeconds };
-      }
+      return counted(plain);
     },
   };
+
+  async function counted(plain: string): Promise<RateDecision> {
+    try {
+      return { kind: 'allowed', headers: headersOf(await limiter.consume(clientKey(plain))) };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      return { kind: 'limited', headers: headersOf(rejection), retryAfterSeconds };
+    }
+  }
 }
 export type HealthRateLimiter = ReturnType<typeof createHealthRateLimiter>;

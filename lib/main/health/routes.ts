@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StateTable } from '../state-table.ts';
 import type { HealthLevel } from './levels.ts';
-import type { HealthRateLimiter } from './rate-limit.ts';
+import type { HealthRateLimiter, RateDecision } from './rate-limit.ts';
 import {
   buildHealthReport,
   buildLivenessReport,
@@ -26,23 +26,33 @@ export type HealthRouteDeps = {
   buildReport?: typeof buildHealthReport;
 };
 
-const BASE_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, no-store, must-revalidate' };
+/**
+ * An answer ready to write: the body encoded once and the headers as node's flat
+ * `[name, value, ...]` list, so a probe within the same millisecond only writes bytes.
+ */
+type Prepared = { status: number; headers: string[]; body: Buffer };
 
-/** A body already serialized (a coalesced report). */
-class Serialized {
-  constructor(readonly text: string) {}
+const BASE_HEADERS = ['Content-Type', 'application/json', 'Cache-Control', 'no-cache, no-store, must-revalidate'];
+
+function prepare(status: number, body: unknown, headers: Record<string, string> = {}): Prepared {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const flat = [...BASE_HEADERS];
+  for (const name in headers) flat.push(name, headers[name]!);
+  flat.push('Content-Length', String(bytes.length));
+  return { status, headers: flat, body: bytes };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  const text = body instanceof Serialized ? body.text : JSON.stringify(body);
-  res.writeHead(status, { ...BASE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
+function send(res: ServerResponse, answer: Prepared, rateHeaders: string[] | null): void {
+  res.writeHead(answer.status, rateHeaders ? answer.headers.concat(rateHeaders) : answer.headers);
+  res.end(answer.body);
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-type Producer = (extraHeaders: Record<string, string>, req: IncomingMessage) => { status: number; body: unknown; headers?: Record<string, string> };
+type Producer = (req: IncomingMessage) => Prepared;
 /** polka sets `params` (already URI-decoded) on the request it routes. */
 type RoutedRequest = IncomingMessage & { params?: Record<string, string | undefined> };
+
+const flatten = (headers: Record<string, string>) => Object.entries(headers).flat();
 
 export function createHealthHandlers(deps: HealthRouteDeps) {
   const buildReport = deps.buildReport ?? buildHealthReport;
@@ -52,38 +62,51 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
   };
 
   // Every health route shares the quota; over quota the route's own work is skipped entirely.
+  // Unlimited and exempt sources are decided without a promise (the common probe case).
   const limited = (produce: Producer): Handler => (req, res) => {
-    deps.limiter.check(req.socket.remoteAddress).then(
-      (decision) => {
-        if (decision.kind === 'limited') {
-          // The health routes' own shape: `status` carries the code, as it carries `healthy` or `unhealthy`.
-          const body = { status: Code.rate_limited, error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
-          return send(res, httpStatus(Code.rate_limited), body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) });
-        }
-        const rateHeaders = decision.kind === 'unlimited' ? {} : decision.headers;
-        let result: ReturnType<Producer>;
-        try {
-          result = produce(rateHeaders, req);
-        } catch (error) {
-          // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
-          result = { status: httpStatus(Code.health_check_failed), body: failureBody(error, deps.now()), headers: { 'X-Health-Status': 'unhealthy' } };
-        }
-        send(res, result.status, result.body, { ...rateHeaders, ...result.headers });
-      },
-      () => send(res, httpStatus(Code.rate_limiter_failed), { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: Code.rate_limiter_failed, message: 'The health rate limiter failed' }, {}),
+    const answer = (decision: RateDecision) => {
+      if (decision.kind === 'limited') {
+        // The health routes' own shape: `status` carries the code, as it carries `healthy` or `unhealthy`.
+        const body = { status: Code.rate_limited, error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
+        return send(res, prepare(httpStatus(Code.rate_limited), body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) }), null);
+      }
+      let result: Prepared;
+      try {
+        result = produce(req);
+      } catch (error) {
+        // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
+        result = prepare(httpStatus(Code.health_check_failed), failureBody(error, deps.now()), { 'X-Health-Status': 'unhealthy' });
+      }
+      send(res, result, decision.kind === 'unlimited' ? null : decision.kind === 'exempt' ? exemptHeaders(decision.headers) : flatten(decision.headers));
+    };
+    let decision: RateDecision | Promise<RateDecision>;
+    try {
+      decision = deps.limiter.check(req.socket.remoteAddress);
+    } catch {
+      decision = Promise.reject(new Error('rate limiter failed'));
+    }
+    if (!(decision instanceof Promise)) return answer(decision);
+    decision.then(answer, () =>
+      send(res, prepare(httpStatus(Code.rate_limiter_failed), { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: Code.rate_limiter_failed, message: 'The health rate limiter failed' }), null),
     );
   };
+  // The exempt headers are one constant object: flattened once.
+  let exemptSeen: Record<string, string> | null = null;
+  let exemptFlat: string[] = [];
+  const exemptHeaders = (headers: Record<string, string>) => {
+    if (headers !== exemptSeen) [exemptSeen, exemptFlat] = [headers, flatten(headers)];
+    return exemptFlat;
+  };
 
-  // Requests within the same millisecond get the same report (its timestamp has millisecond
-  // resolution anyway): under load the report is built and serialized once per millisecond.
-  const coalesced = <T extends { status: number; body: unknown; headers?: Record<string, string> }>(build: (now: number) => T) => {
+  // Requests within the same millisecond get the same answer (its timestamp has millisecond
+  // resolution anyway): under load the report is built, serialized and encoded once per millisecond.
+  const coalesced = (build: (now: number) => Prepared): Producer => {
     let at = -1;
-    let last: { status: number; body: Serialized; headers?: Record<string, string> } | null = null;
+    let last: Prepared | null = null;
     return () => {
       const now = deps.now();
       if (last && at === now) return last;
-      const result = build(now);
-      last = { ...result, body: new Serialized(JSON.stringify(result.body)) };
+      last = build(now);
       at = now;
       return last;
     };
@@ -91,38 +114,31 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
 
   const health = limited(coalesced((now) => {
     const facts = deps.facts();
+    const factHeaders = { 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) };
     let report: HealthReport;
     try {
       report = buildReport(deps.table, deps.level, now, facts);
     } catch (error) {
-      return {
-        status: httpStatus(Code.health_check_failed),
-        body: failureBody(error, now),
-        headers: { 'X-Health-Status': 'unhealthy', 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
-      };
+      return prepare(httpStatus(Code.health_check_failed), failureBody(error, now), { 'X-Health-Status': 'unhealthy', ...factHeaders });
     }
-    return {
-      status: report.httpStatus,
-      body: report.body,
-      headers: { 'X-Health-Status': report.status, 'X-Service-Version': facts.version, 'X-Uptime-Seconds': String(Math.floor(facts.uptimeSeconds)) },
-    };
+    return prepare(report.httpStatus, report.body, { 'X-Health-Status': report.status, ...factHeaders });
   }));
 
-  const live = limited(() => ({ status: 200, body: buildLivenessReport(deps.now()) }));
+  const live = limited(coalesced((now) => prepare(200, buildLivenessReport(now))));
 
   const ready = limited(coalesced((now) => {
     const report = buildReadinessReport(deps.table, deps.level, now);
-    return { status: report.httpStatus as number, body: report.body as unknown };
+    return prepare(report.httpStatus, report.body);
   }));
 
   const mcp = limited(() => {
     const report = buildMcpLoadingReport(deps.table, deps.level, deps.now());
-    return { status: report.httpStatus, body: report.body };
+    return prepare(report.httpStatus, report.body);
   });
 
-  const mcpServer = limited((_headers, req) => {
+  const mcpServer = limited((req) => {
     const report = buildMcpServerReport(deps.table, (req as RoutedRequest).params?.serverName ?? '', deps.level, deps.now());
-    return { status: report.httpStatus, body: report.body };
+    return prepare(report.httpStatus, report.body);
   });
 
   return { health, live, ready, mcp, mcpServer };

@@ -25,7 +25,7 @@ test('health coalescing :: the same millisecond reuses the report; the next one 
     now: () => now,
     facts: () => (builds++, FACTS),
   }, () => null, (_req, res) => void res.writeHead(404).end());
-  const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
+  const server = http.createServer(app.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const health = async () => (await (await fetch(`${base}/health`)).json()) as { status: string; servers: { healthy: number } };

@@ -78,7 +78,7 @@ async function start(s: Scenario = {}): Promise<string> {
   };
   const app = createApp(deps, () => null, forwarded);
   // polka's handler must be called without `next`, or its own route loop is replaced.
-  const server = http.createServer(app.handler.bind(app) as unknown as http.RequestListener);
+  const server = http.createServer(app.handler);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -453,6 +453,24 @@ test('routes :: query strings do not change the route', async () => {
   const r = await get(await start(), '/health/live?probe=1');
   assert.is(r.status, 200);
   assert.is(r.body.status, 'alive');
+});
+
+// The exact probe paths have a fast path before polka; the spellings it does not take must
+// still reach the same answers through polka.
+test('routes :: /health, /health/, /health?x=1 and HEAD /health give the same answer', async () => {
+  const base = await start();
+  const answers = [await get(base, '/health'), await get(base, '/health/'), await get(base, '/health?x=1'), await get(base, '/health/ready/')];
+  for (const r of answers.slice(0, 3)) {
+    assert.is(r.status, 200);
+    assert.is(r.body.status, 'healthy');
+    assert.is(r.headers.get('x-health-status'), 'healthy');
+    assert.is(r.headers.get('ratelimit-limit'), '100');
+  }
+  assert.is(answers[3]!.body.status, 'ready');
+  const head = await fetch(`${base}/health`, { method: 'HEAD', signal: AbortSignal.timeout(5_000) });
+  assert.is(head.status, 200);
+  assert.is(head.headers.get('x-health-status'), 'healthy');
+  assert.is(Number(head.headers.get('content-length')), Buffer.byteLength(JSON.stringify(answers[0]!.body)));
 });
 
 // ---------------------------------------------------------------------------------------------

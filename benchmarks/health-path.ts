@@ -1,0 +1,53 @@
+// The probe path alone: `/health` saturated on the service (10 healthy backends, nothing else)
+// and on the bare node:http server with the same body, interleaved, `--repeats` times. The
+// ratio is the `bench` suite's "saturation, idle ÷ bare"; this script runs it in about a minute
+// so a change to the main thread's request handling can be measured before and after.
+//
+//   node --import tsx benchmarks/health-path.ts [--repeats 3] [--seconds 5] [--source] [--cpu-prof <dir>]
+import { saturate } from './lib/load.ts';
+import { healthyServers, phase } from './lib/phases.ts';
+import { buildDist, type Entry, startAgent, startBare, tmpRoot, waitHealthy } from './lib/service.ts';
+import { sleep } from './lib/stats.ts';
+
+const argv = process.argv.slice(2);
+const numberArg = (name: string, fallback: number) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? Number(argv[at + 1]) : fallback;
+};
+const repeats = numberArg('--repeats', 3);
+const seconds = numberArg('--seconds', 5);
+const connections = numberArg('--connections', 10);
+const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
+const cpuProfAt = argv.indexOf('--cpu-prof');
+const cpuProfDir = cpuProfAt >= 0 ? argv[cpuProfAt + 1] : undefined;
+
+const marker = `bench-health-${process.pid}-${Date.now().toString(36)}`;
+const tmp = tmpRoot(marker);
+if (entry === 'dist') buildDist();
+const servers = healthyServers(10, marker);
+const agent = await startAgent({ entry, servers, marker, tmp, ...(cpuProfDir ? { cpuProfDir } : {}) });
+const rows: { agent: number; bare: number; mainCpuPct: number; bareCpuPct: number }[] = [];
+try {
+  await waitHealthy(agent, Object.keys(servers), 60_000);
+  await sleep(2_000);
+  const body = await (await fetch(`${agent.base}/health`)).text();
+  const bare = await startBare(body, { marker, tmp });
+  try {
+    await saturate(`${agent.base}/health`, 1, connections); // warm-up
+    for (let i = 0; i < repeats; i++) {
+      const a = await phase(agent, () => saturate(`${agent.base}/health`, seconds, connections));
+      const b = await phase(bare, () => saturate(`${bare.base}/`, seconds, connections));
+      rows.push({ agent: Math.round(a.rps), bare: Math.round(b.rps), mainCpuPct: Math.round(a.mainCpuPct), bareCpuPct: Math.round(b.mainCpuPct) });
+      // Main-thread CPU per request says what the route costs, whatever share of a core it got.
+      const perReq = (pct: number, rps: number) => ((pct / 100) * 1e6 / rps).toFixed(1);
+      process.stdout.write(`repeat ${i + 1}: service ${Math.round(a.rps)} req/s (${perReq(a.mainCpuPct, a.rps)} µs main CPU each), bare ${Math.round(b.rps)} req/s (${perReq(b.mainCpuPct, b.rps)} µs), ratio ${(a.rps / b.rps).toFixed(2)}\n`);
+    }
+  } finally {
+    await bare.stop();
+  }
+} finally {
+  await agent.stop();
+}
+const ratios = rows.map((r) => r.agent / r.bare).sort((x, y) => x - y);
+process.stdout.write(`median idle ÷ bare: ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} (${JSON.stringify(rows)})\n`);
+process.exit(0);
