@@ -9,6 +9,7 @@
 // Untraced traffic costs a type check per message. Points (thread.what):
 //   main.request       the HTTP request event (head parsed)
 //   main.post.head / .body / .end   the request's head, body bytes and end posted to the hub
+//                      (a whole request is one message: head and end at once)
 //   hub.recv.head / .body / .end    ... received by the hub
 //   hub.post.call      the call posted to the backend worker
 //   backend.recv.call  ... received by the backend worker
@@ -16,6 +17,7 @@
 //   backend.read       the child's answer read from its stdout
 //   backend.post.outcome / hub.recv.outcome   the outcome, sent and received
 //   hub.post.chunk / main.recv.chunk          the response bytes, sent and received (and written)
+//   hub.post.end / main.recv.end              the answer's end (with the bytes when they left together)
 // The child's own points (child.recv, child.handler, child.write) come from fixtures/common.mjs.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -58,6 +60,7 @@ if (dir) {
                   if (seq !== null) {
                       exchanges.set(m.id, seq);
                       mark(seq, 'main.post.head');
+                      if (m.ended) mark(seq, 'main.post.end');
                   }
               } else if ((m.type === 'body' || m.type === 'end') && exchanges.has(m.id)) mark(exchanges.get(m.id), `main.post.${m.type}`);
           }
@@ -68,16 +71,24 @@ if (dir) {
               } else if (m.type === 'outcome') {
                   const seq = seqOfOutcome(m);
                   if (seq !== null) mark(seq, 'backend.post.outcome');
-              } else if ((m.type === 'chunk' || m.type === 'end') && exchanges.has(m.id)) {
-                  mark(exchanges.get(m.id), `hub.post.${m.type}`);
-                  if (m.type === 'end') exchanges.delete(m.id);
+              } else if (m.type === 'answer' && exchanges.has(m.id)) {
+                  const seq = exchanges.get(m.id);
+                  if (m.chunks.length) mark(seq, 'hub.post.chunk');
+                  if (m.end) {
+                      mark(seq, 'hub.post.end');
+                      exchanges.delete(m.id);
+                  }
               }
           };
     const onReceive = isMainThread
         ? (m) => {
-              if ((m.type === 'chunk' || m.type === 'end') && exchanges.has(m.id)) {
-                  mark(exchanges.get(m.id), `main.recv.${m.type}`);
-                  if (m.type === 'end') exchanges.delete(m.id);
+              if (m.type === 'answer' && exchanges.has(m.id)) {
+                  const seq = exchanges.get(m.id);
+                  if (m.chunks.length) mark(seq, 'main.recv.chunk');
+                  if (m.end) {
+                      mark(seq, 'main.recv.end');
+                      exchanges.delete(m.id);
+                  }
               }
           }
         : (m) => {
@@ -86,6 +97,7 @@ if (dir) {
                   if (seq !== null) {
                       exchanges.set(m.id, seq);
                       mark(seq, 'hub.recv.head');
+                      if (m.ended) mark(seq, 'hub.recv.end');
                   }
               } else if ((m.type === 'body' || m.type === 'end') && exchanges.has(m.id)) mark(exchanges.get(m.id), `hub.recv.${m.type}`);
               else if (m.type === 'call') {

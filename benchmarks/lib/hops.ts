@@ -10,10 +10,10 @@ import { percentile } from './stats.ts';
 export const SERVICE_PATH: [point: string, hopToNext: string][] = [
   ['client.send', 'client: SDK builds the request'],
   ['client.fetch', 'client → main thread: HTTP out, loopback, head parsed'],
-  ['main.request', 'main thread: Host/Origin check, head pumped (body and end follow)'],
+  ['main.request', 'main thread: Host/Origin check, body read, request pumped whole'],
   ['main.post.head', 'main → hub: MessagePort, the hub thread wakes'],
-  ['hub.recv.head', 'hub: web Request, app entered (body and end queue behind)'],
-  ['hub.recv.end', 'hub: SDK server transport, JSON-RPC, zod, router'],
+  ['hub.recv.head', 'hub: the rest of the body (none: the request came whole)'],
+  ['hub.recv.end', 'hub: web Request, SDK server transport, JSON-RPC, zod, router'],
   ['hub.post.call', 'hub → backend worker: MessagePort'],
   ['backend.recv.call', 'backend worker: SDK client sends the request'],
   ['backend.write', 'backend worker → child: stdin pipe'],

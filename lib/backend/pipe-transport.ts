@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
-import { deserializeMessage, type JSONRPCMessage, ProtocolErrorCode, type RequestId, SdkError, SdkErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, ProtocolErrorCode, type RequestId, SdkError, SdkErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import { isOversized, LineReader, type OversizedLine, type ReadLine } from '../shared/line-reader.ts';
+import { parseJsonRpcLine } from './jsonrpc-line.ts';
 import { oversizedMessageId, oversizedMessageText } from './oversized.ts';
 
 const EMPTY = Buffer.alloc(0);
@@ -84,7 +85,7 @@ export class PipeTransport implements Transport {
   // Lines that are not JSON are ignored (a backend printing to stdout); JSON that is not JSON-RPC is reported.
   private parse(line: Buffer): JSONRPCMessage | null {
     try {
-      return deserializeMessage(line.toString('utf8'));
+      return parseJsonRpcLine(line.toString('utf8'));
     } catch (error) {
       if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
       return null;

@@ -1,14 +1,15 @@
-// The hub's end of the byte pump: each forwarded request becomes a web Request whose body
-// streams in as the main thread sends it, and the app's Response streams back as a head and
-// chunks. Credits bound both directions (PUMP_WINDOW_BYTES); an abort from the main thread (the
+// The hub's end of the byte pump: each forwarded request becomes a web Request whose body came
+// whole or streams in as the main thread sends it, and the app's Response streams back through
+// an Outbox (its head and bytes, in as few messages as the app's timing allows). Credits bound both directions (PUMP_WINDOW_BYTES); an abort from the main thread (the
 // client went away) cancels the request and its response stream.
 import type { MessagePort } from 'node:worker_threads';
-import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
+import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
 import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 import { failureFrame, watchFailureFrame } from './failure-frame.ts';
+import { HOLDS_HEAD, Outbox } from './pump-outbox.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -53,33 +54,36 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
   let stdoutUnacked = 0;
   let stdoutCredited: (() => void) | null = null;
 
-  function start(head: RequestHead): void {
-    const exchange: Exchange = { abort: new AbortController(), pending: [], ended: false, wake: null, unacked: 0, credited: null };
-    exchanges.set(head.id, exchange);
-    const body = NO_BODY.has(head.method)
-      ? null
-      : new ReadableStream<Uint8Array>({
-          pull: async (controller) => {
-            while (exchange.pending.length === 0 && !exchange.ended) await new Promise<void>((r) => (exchange.wake = r));
-            const chunk = exchange.pending.shift();
-            if (chunk) {
-              controller.enqueue(chunk);
-              post({ type: 'credit', id: head.id, bytes: chunk.byteLength });
-            } else controller.close();
-          },
-        });
-    const headers = headersOf(head.headers);
-    const request = new Request(`http://${headers.get('host') ?? 'localhost'}${head.url}`, {
-      method: head.method,
+  function start(message: Extract<PumpToHub, { type: 'request' }>): void {
+    const exchange: Exchange = { abort: new AbortController(), pending: [], ended: message.ended, wake: null, unacked: 0, credited: null };
+    exchanges.set(message.id, exchange);
+    const body = NO_BODY.has(message.method) ? null : message.ended ? message.body : streamedBody(message.id, exchange);
+    const headers = headersOf(message.headers);
+    const request = new Request(`http://${headers.get('host') ?? 'localhost'}${message.url}`, {
+      method: message.method,
       headers,
       body,
       signal: exchange.abort.signal,
-      ...(body ? { duplex: 'half' } : {}),
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
-    void respond(head.id, exchange, request);
+    void respond(message.id, exchange, request, message.method);
   }
 
-  async function respond(id: number, exchange: Exchange, request: Request): Promise<void> {
+  // A body that streams in after its head: credited as the app takes it.
+  function streamedBody(id: number, exchange: Exchange): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        while (exchange.pending.length === 0 && !exchange.ended) await new Promise<void>((r) => (exchange.wake = r));
+        const chunk = exchange.pending.shift();
+        if (chunk) {
+          controller.enqueue(chunk);
+          post({ type: 'credit', id, bytes: chunk.byteLength });
+        } else controller.close();
+      },
+    });
+  }
+
+  async function respond(id: number, exchange: Exchange, request: Request, method: string): Promise<void> {
     let response: Response;
     try {
       response = await app(request);
@@ -92,8 +96,12 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       return void exchanges.delete(id);
     }
     const failure = failureFrame(response);
-    post({ type: 'head', id, status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) });
-    const unwatch = watchFailureFrame(response, (frame) => post({ type: 'failure', id, failure: frame ?? null }));
+    const outbox = new Outbox(id, post, exchange.abort.signal);
+    outbox.head({ status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) }, HOLDS_HEAD.has(method));
+    const unwatch = watchFailureFrame(response, (frame) => {
+      outbox.flush();
+      post({ type: 'failure', id, failure: frame ?? null });
+    });
     const reader = response.body?.getReader();
     const stop = () => void reader?.cancel().catch(() => undefined);
     exchange.abort.signal.addEventListener('abort', stop, { once: true });
@@ -107,12 +115,14 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         if (!value?.byteLength) continue;
         const chunk = transferable(value);
         exchange.unacked += chunk.byteLength;
-        post({ type: 'chunk', id, chunk }, [chunk.buffer as ArrayBuffer]);
+        outbox.chunk(chunk);
       }
-      if (!exchange.abort.signal.aborted) post({ type: 'end', id });
+      outbox.end();
     } catch (error) {
+      outbox.flush();
       if (!exchange.abort.signal.aborted) post({ type: 'reset', id, reason: sanitize(error) });
     } finally {
+      outbox.close();
       unwatch();
       exchange.abort.signal.removeEventListener('abort', stop);
       exchanges.delete(id);

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
-import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
+import { INLINE_BODY_BYTES, PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
 import { transferable } from '../shared/transfer.ts';
 import { writeJson } from './json-answer.ts';
 
@@ -19,7 +19,19 @@ type Exchange = {
   headSent: boolean;
   /** What ends the answer if the hub dies while it streams (the hub's bytes, written as they are). */
   failure?: string;
+  /** The hub has the request (a whole one is read here first). */
+  posted: boolean;
 };
+
+// node's header record from the hub's list: a repeated name (set-cookie) keeps every value.
+function headerRecord(list: [string, string][]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of list) {
+    const known = headers[name];
+    headers[name] = known === undefined ? value : Array.isArray(known) ? [...known, value] : [known, value];
+  }
+  return headers;
+}
 
 export type PumpLimits = { maxBodyBytes: number };
 
@@ -60,9 +72,18 @@ export class PumpClient {
       return jsonError(res, Code.message_too_large, Messages.bodyTooLarge(this.limits.maxBodyBytes));
     }
     const id = this.nextId++;
-    const exchange: Exchange = { req, res, unacked: 0, paused: false, headSent: false };
+    const exchange: Exchange = { req, res, unacked: 0, paused: false, headSent: false, posted: false };
     this.exchanges.set(id, exchange);
-    this.post({ type: 'request', id, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.rawHeaders, remoteAddress: req.socket.remoteAddress ?? null });
+    // The client went away before the answer was complete.
+    res.on('close', () => {
+      if (!this.exchanges.has(id)) return;
+      this.abort(id);
+    });
+    const head = { id, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.rawHeaders, remoteAddress: req.socket.remoteAddress ?? null };
+    const bodiless = req.method === 'GET' || req.method === 'HEAD' || declared === 0;
+    if (bodiless || (Number.isFinite(declared) && declared <= INLINE_BODY_BYTES)) return this.forwardWhole(id, exchange, head, bodiless);
+    exchange.posted = true;
+    this.post({ type: 'request', ended: false, ...head });
     let received = 0;
     req.on('data', (chunk: Buffer) => {
       if (!this.exchanges.has(id)) return;
@@ -82,52 +103,61 @@ export class PumpClient {
     req.on('end', () => {
       if (this.exchanges.has(id)) this.post({ type: 'end', id });
     });
-    // The client went away before the answer was complete.
-    res.on('close', () => {
+  }
+
+  // A request without a body, or with a declared one of at most a window: read here, then one
+  // message (node bounds what it reads to the declared length).
+  private forwardWhole(id: number, exchange: Exchange, head: RequestHead, bodiless: boolean): void {
+    const send = (body: Uint8Array | null) => {
       if (!this.exchanges.has(id)) return;
-      this.abort(id);
-    });
+      exchange.posted = true;
+      this.post({ type: 'request', ended: true, body, ...head }, body ? [body.buffer as ArrayBuffer] : []);
+    };
+    if (bodiless) {
+      exchange.req.resume();
+      return send(null);
+    }
+    const chunks: Buffer[] = [];
+    exchange.req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    exchange.req.on('end', () => send(chunks.length === 1 ? transferable(chunks[0]!) : new Uint8Array(Buffer.concat(chunks))));
   }
 
   private abort(id: number): void {
+    const exchange = this.exchanges.get(id);
     this.exchanges.delete(id);
-    this.post({ type: 'abort', id });
+    // A request still being read here never reached the hub.
+    if (exchange?.posted) this.post({ type: 'abort', id });
   }
 
   private onMessage(message: PumpToMain): void {
     switch (message.type) {
-      case 'head': {
+      case 'answer': {
         const exchange = this.exchanges.get(message.id);
         if (!exchange) return;
-        exchange.headSent = true;
-        if (message.failure) exchange.failure = message.failure;
-        const headers: Record<string, string | string[]> = {};
-        for (const [name, value] of message.headers) {
-          const known = headers[name];
-          headers[name] = known === undefined ? value : Array.isArray(known) ? [...known, value] : [known, value];
+        const { res } = exchange;
+        if (message.head) {
+          exchange.headSent = true;
+          if (message.head.failure) exchange.failure = message.head.failure;
+          res.writeHead(message.head.status, headerRecord(message.head.headers));
         }
-        exchange.res.writeHead(message.status, headers);
+        const { chunks } = message;
+        if (message.end) {
+          // Complete: head, bytes and end leave in one write; no credit (the hub is done with it).
+          this.exchanges.delete(message.id);
+          for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+          return void (chunks.length ? res.end(chunks[chunks.length - 1]) : res.end());
+        }
         // Streams (SSE, GET streams) must reach the client as they are written.
-        exchange.res.flushHeaders();
-        return;
-      }
-      case 'chunk': {
-        const exchange = this.exchanges.get(message.id);
-        if (!exchange) return;
-        const bytes = message.chunk.byteLength;
-        exchange.res.write(message.chunk, () => this.post({ type: 'credit', id: message.id, bytes }));
+        if (!chunks.length) return void res.flushHeaders();
+        let bytes = 0;
+        for (const chunk of chunks) bytes += chunk.byteLength;
+        for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
+        res.write(chunks[chunks.length - 1], () => this.post({ type: 'credit', id: message.id, bytes }));
         return;
       }
       case 'failure': {
         const exchange = this.exchanges.get(message.id);
         if (exchange) exchange.failure = message.failure ?? undefined;
-        return;
-      }
-      case 'end': {
-        const exchange = this.exchanges.get(message.id);
-        if (!exchange) return;
-        this.exchanges.delete(message.id);
-        exchange.res.end();
         return;
       }
       case 'reset': {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
 import { servePump } from '../../lib/hub/pump-server.ts';
+import { HEAD_HOLD_MS } from '../../lib/hub/pump-outbox.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
@@ -31,13 +32,31 @@ function setup(app: HubApp) {
       });
     }
   };
-  const body = (id: number) => Buffer.concat(received.filter((m): m is Extract<PumpToMain, { type: 'chunk' }> => m.type === 'chunk' && m.id === id).map((m) => m.chunk)).toString();
-  return { server, send, received, until, body, errors, close: () => port1.close() };
+  const answers = (id?: number) => received.filter((m): m is Answer => m.type === 'answer' && (id === undefined || m.id === id));
+  const body = (id: number) => Buffer.concat(answers(id).flatMap((m) => m.chunks)).toString();
+  const sent = () => answers().reduce((n, m) => n + m.chunks.reduce((k, c) => k + c.byteLength, 0), 0);
+  const ended = (id?: number) => answers(id).some((m) => m.end);
+  const headOf = (id: number) => answers(id).find((m) => m.head)?.head;
+  return { server, send, received, until, body, sent, answers, ended, headOf, errors, close: () => port1.close() };
 }
 
-const head = (id: number, method: string, url: string, headers: string[] = ['Host', 'example.test:3050']): PumpToHub => ({ type: 'request', id, method, url, headers, remoteAddress: '127.0.0.1' });
+type Answer = Extract<PumpToMain, { type: 'answer' }>;
 
-test('pump server :: a request streams in, the answer streams out as a head, chunks and an end', async () => {
+/** A request whose body streams after it (`body` and `end` messages follow). */
+const head = (id: number, method: string, url: string, headers: string[] = ['Host', 'example.test:3050']): PumpToHub => ({ type: 'request', ended: false, id, method, url, headers, remoteAddress: '127.0.0.1' });
+/** A whole request in one message. */
+const whole = (id: number, method: string, url: string, body: string | null = null): PumpToHub => ({
+  type: 'request',
+  ended: true,
+  body: body === null ? null : new TextEncoder().encode(body),
+  id,
+  method,
+  url,
+  headers: ['Host', 'example.test:3050'],
+  remoteAddress: '127.0.0.1',
+});
+
+test('pump server :: a request streams in, the answer streams out with its head, bytes and end', async () => {
   const seen: { url: string; method: string; body: string; type: string | null }[] = [];
   const p = setup(async (request) => {
     seen.push({ url: request.url, method: request.method, body: await request.text(), type: request.headers.get('content-type') });
@@ -47,15 +66,70 @@ test('pump server :: a request streams in, the answer streams out as a head, chu
   p.send({ type: 'body', id: 7, chunk: new TextEncoder().encode('{"a":') });
   p.send({ type: 'body', id: 7, chunk: new TextEncoder().encode('1}') });
   p.send({ type: 'end', id: 7 });
-  await p.until(() => p.received.some((m) => m.type === 'end'), 'the end');
+  await p.until(() => p.ended(7), 'the end');
   assert.equal(seen, [{ url: 'http://example.test:3050/mcp?x=1', method: 'POST', body: '{"a":1}', type: 'application/json' }]);
-  const answerHead = p.received.find((m) => m.type === 'head') as Extract<PumpToMain, { type: 'head' }>;
+  const answerHead = p.headOf(7)!;
   assert.is(answerHead.status, 201);
   assert.ok(answerHead.headers.some(([n, v]) => n === 'x-answer' && v === 'yes'));
   assert.is(p.body(7), 'pong');
   const credits = p.received.filter((m) => m.type === 'credit').reduce((n, m) => n + (m as { bytes: number }).bytes, 0);
   assert.is(credits, 7, 'every body byte the app read is credited back');
   assert.is(p.server.active, 0);
+  p.close();
+});
+
+test('pump server :: a whole request is answered in one message (head, bytes, end), with no body credit', async () => {
+  const seen: string[] = [];
+  const p = setup(async (request) => {
+    seen.push(await request.text());
+    // An SSE answer whose event comes a little later, as a tool call's does.
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          setTimeout(() => {
+            controller.enqueue(new TextEncoder().encode('event: message\ndata: {}\n\n'));
+            controller.close();
+          }, 5);
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  });
+  p.send(whole(5, 'POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"tools/call"}'));
+  await p.until(() => p.ended(5), 'the end');
+  assert.equal(seen, ['{"jsonrpc":"2.0","id":1,"method":"tools/call"}']);
+  assert.is(p.answers(5).length, 1, 'one message');
+  const [answer] = p.answers(5);
+  assert.is(answer!.head?.status, 200);
+  assert.is(Buffer.concat(answer!.chunks).toString(), 'event: message\ndata: {}\n\n');
+  assert.not.ok(p.received.some((m) => m.type === 'credit'), 'a body that came whole is not credited');
+  p.close();
+});
+
+test('pump server :: a stream\'s head leaves at once; a POST answer\'s head waits for its bytes at most HEAD_HOLD_MS', async () => {
+  let release: (() => void) | null = null;
+  const p = setup(async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          release = () => controller.enqueue(new TextEncoder().encode('data: late\n\n'));
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    ),
+  );
+  p.send(whole(1, 'GET', '/mcp'));
+  await p.until(() => p.answers(1).length === 1, 'the GET stream\'s head');
+  assert.equal([p.answers(1)[0]!.chunks.length, p.answers(1)[0]!.end], [0, false], 'the head alone, the stream open');
+  const posted = Date.now();
+  p.send(whole(2, 'POST', '/mcp', '{}'));
+  await p.until(() => p.answers(2).length === 1, 'the POST answer\'s head');
+  assert.ok(Date.now() - posted >= HEAD_HOLD_MS - 1, 'held while no byte came');
+  assert.is(p.answers(2)[0]!.chunks.length, 0);
+  release!();
+  await p.until(() => p.answers(2).length === 2, 'the late bytes');
+  assert.is(p.answers(2)[1]!.head, undefined, 'the head is sent once');
+  assert.is(p.body(2), 'data: late\n\n');
   p.close();
 });
 
@@ -68,11 +142,10 @@ test('pump server :: a streamed answer to a request carries its failure frame in
   });
   p.send(head(1, 'GET', '/plain'));
   p.send(head(2, 'GET', '/stream'));
-  await p.until(() => p.received.filter((m) => m.type === 'end').length === 2, 'both answers');
-  const heads = p.received.filter((m) => m.type === 'head') as Extract<PumpToMain, { type: 'head' }>[];
-  assert.is(heads.find((h) => h.id === 1)!.failure, undefined);
-  assert.is(heads.find((h) => h.id === 2)!.failure, failureFrame(marked!));
-  assert.match(heads.find((h) => h.id === 2)!.failure!, /"id":9,"error":\{"code":-32603/);
+  await p.until(() => p.ended(1) && p.ended(2), 'both answers');
+  assert.is(p.headOf(1)!.failure, undefined);
+  assert.is(p.headOf(2)!.failure, failureFrame(marked!));
+  assert.match(p.headOf(2)!.failure!, /"id":9,"error":\{"code":-32603/);
   p.close();
 });
 
@@ -81,9 +154,8 @@ test('pump server :: an app that throws answers 500 with a JSON-RPC body, and th
     throw new Error('boom');
   });
   p.send(head(1, 'GET', '/api/v1/servers'));
-  await p.until(() => p.received.some((m) => m.type === 'end'), 'the end');
-  const answerHead = p.received.find((m) => m.type === 'head') as Extract<PumpToMain, { type: 'head' }>;
-  assert.is(answerHead.status, 500);
+  await p.until(() => p.ended(1), 'the end');
+  assert.is(p.headOf(1)!.status, 500);
   assert.is(p.body(1), '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: boom"},"id":null}');
   assert.is((p.errors[0] as Error).message, 'boom');
   p.close();
@@ -104,7 +176,7 @@ test('pump server :: the answer stops a window ahead of what the main thread has
     ),
   );
   p.send(head(1, 'GET', '/big'));
-  const sent = () => p.received.filter((m) => m.type === 'chunk').reduce((n, m) => n + (m as { chunk: Uint8Array }).chunk.byteLength, 0);
+  const sent = p.sent;
   await p.until(() => sent() >= PUMP_WINDOW_BYTES, 'a window of chunks');
   await tick(100);
   assert.is(sent(), PUMP_WINDOW_BYTES, 'no more than a window without credit');
@@ -113,7 +185,7 @@ test('pump server :: the answer stops a window ahead of what the main thread has
   await tick(100);
   assert.is(sent(), PUMP_WINDOW_BYTES * 2);
   p.send({ type: 'credit', id: 1, bytes: PUMP_WINDOW_BYTES * 2 });
-  await p.until(() => p.received.some((m) => m.type === 'end'), 'the end');
+  await p.until(() => p.ended(1), 'the end');
   assert.is(sent(), PUMP_WINDOW_BYTES * 3);
   p.close();
 });
@@ -136,12 +208,12 @@ test('pump server :: an abort from the main thread aborts the request and cancel
     );
   });
   p.send(head(3, 'GET', '/sse'));
-  await p.until(() => p.received.some((m) => m.type === 'chunk'), 'the first event');
+  await p.until(() => p.sent() > 0, 'the first event');
   assert.is(p.server.active, 1);
   p.send({ type: 'abort', id: 3 });
   await p.until(() => aborted && cancelled, 'abort and cancel');
   assert.is(p.server.active, 0);
-  assert.not.ok(p.received.some((m) => m.type === 'end' || m.type === 'reset'), 'nothing more is sent for an aborted exchange');
+  assert.not.ok(p.ended() || p.received.some((m) => m.type === 'reset'), 'nothing more is sent for an aborted exchange');
   p.close();
 });
 

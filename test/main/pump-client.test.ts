@@ -35,27 +35,63 @@ async function setup() {
   return { client, url, hub, send, until, close };
 }
 
-test('pump client :: a request crosses as its head and body bytes; the answer is written as it comes', async () => {
+test('pump client :: a request with a declared body of at most a window crosses whole, in one message; the answer is written as it comes', async () => {
   const p = await setup();
   try {
     const answer = fetch(`${p.url}/mcp?tags=a`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0"}' });
-    await p.until(() => p.hub.some((m) => m.type === 'end'), 'the request end');
-    const request = p.hub.find((m) => m.type === 'request') as Extract<PumpToHub, { type: 'request' }>;
-    assert.equal([request.method, request.url, request.remoteAddress], ['POST', '/mcp?tags=a', '127.0.0.1']);
+    await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
+    assert.is(p.hub.length, 1, 'one message: no body, no end');
+    const request = p.hub[0] as Extract<PumpToHub, { type: 'request'; ended: true }>;
+    assert.equal([request.method, request.url, request.remoteAddress, request.ended], ['POST', '/mcp?tags=a', '127.0.0.1', true]);
     assert.ok(request.headers.includes('application/json'), 'raw headers, unparsed');
-    const body = Buffer.concat(p.hub.filter((m) => m.type === 'body').map((m) => (m as { chunk: Uint8Array }).chunk)).toString();
-    assert.is(body, '{"jsonrpc":"2.0"}');
-    p.send({ type: 'head', id: request.id, status: 200, headers: [['content-type', 'text/plain'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']] });
-    p.send({ type: 'chunk', id: request.id, chunk: new TextEncoder().encode('hel') });
-    p.send({ type: 'chunk', id: request.id, chunk: new TextEncoder().encode('lo') });
-    p.send({ type: 'end', id: request.id });
+    assert.is(Buffer.from(request.body!).toString(), '{"jsonrpc":"2.0"}');
+    p.send({ type: 'answer', id: request.id, head: { status: 200, headers: [['content-type', 'text/plain'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']] }, chunks: [], end: false });
+    p.send({ type: 'answer', id: request.id, chunks: [new TextEncoder().encode('hel')], end: false });
+    p.send({ type: 'answer', id: request.id, chunks: [new TextEncoder().encode('l'), new TextEncoder().encode('o')], end: true });
     const response = await answer;
     assert.is(response.status, 200);
     assert.equal(response.headers.getSetCookie(), ['a=1', 'b=2'], 'repeated headers stay separate');
     assert.is(await response.text(), 'hello');
-    await p.until(() => p.hub.filter((m) => m.type === 'credit').length === 2, 'credits for the written chunks');
-    assert.is(p.hub.filter((m) => m.type === 'credit').reduce((n, m) => n + (m as { bytes: number }).bytes, 0), 5);
+    await p.until(() => p.hub.some((m) => m.type === 'credit'), 'the credit for the bytes written before the end');
+    assert.equal(p.hub.filter((m) => m.type === 'credit').map((m) => (m as { bytes: number }).bytes), [3], 'the final part is not credited');
     assert.is(p.client.active, 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: a body without a declared length streams after its head, then its end', async () => {
+  const p = await setup();
+  try {
+    const pieces = [new TextEncoder().encode('{"a":'), new TextEncoder().encode('1}')];
+    const answer = fetch(`${p.url}/mcp`, {
+      method: 'POST',
+      body: new ReadableStream({ pull: (c) => (pieces.length ? c.enqueue(pieces.shift()!) : c.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    await p.until(() => p.hub.some((m) => m.type === 'end'), 'the request end');
+    const request = p.hub[0] as Extract<PumpToHub, { type: 'request' }>;
+    assert.is(request.ended, false);
+    const body = Buffer.concat(p.hub.filter((m) => m.type === 'body').map((m) => (m as { chunk: Uint8Array }).chunk)).toString();
+    assert.is(body, '{"a":1}');
+    p.send({ type: 'answer', id: request.id, head: { status: 202, headers: [] }, chunks: [], end: true });
+    assert.is((await answer).status, 202);
+  } finally {
+    await p.close();
+  }
+});
+
+test('pump client :: a client that goes away while its whole body is read never reaches the hub', async () => {
+  const p = await setup();
+  try {
+    const socket = (await import('node:net')).connect(Number(new URL(p.url).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"partial":');
+    await p.until(() => p.client.active === 1, 'the exchange');
+    socket.destroy();
+    await p.until(() => p.client.active === 0, 'the exchange dropped');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(p.hub, [], 'no request and no abort');
   } finally {
     await p.close();
   }
@@ -90,8 +126,7 @@ test('pump client :: a client that goes away aborts its exchange in the hub', as
     const answer = fetch(`${p.url}/sse`, { signal: abort.signal }).catch(() => 'aborted');
     await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
     const { id } = p.hub.find((m) => m.type === 'request') as { id: number };
-    p.send({ type: 'head', id, status: 200, headers: [['content-type', 'text/event-stream']] });
-    p.send({ type: 'chunk', id, chunk: new TextEncoder().encode('event: endpoint\n\n') });
+    p.send({ type: 'answer', id, head: { status: 200, headers: [['content-type', 'text/event-stream']] }, chunks: [], end: false });
     const response = await answer;
     assert.is((response as Response).status, 200, 'the head is flushed at once for a stream');
     abort.abort();
@@ -146,10 +181,9 @@ test('pump client :: when the hub is gone a request not answered yet gets 503; a
     const requests = p.hub.filter((m) => m.type === 'request') as { id: number; url: string }[];
     const sse = requests.find((m) => m.url === '/sse')!;
     const call = requests.find((m) => m.url === '/mcp?call')!;
-    p.send({ type: 'head', id: sse.id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    p.send({ type: 'answer', id: sse.id, head: { status: 200, headers: [['content-type', 'text/event-stream']] }, chunks: [], end: false });
     const failure = '\n\nevent: message\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"gone"}}\n\n';
-    p.send({ type: 'head', id: call.id, status: 200, headers: [['content-type', 'text/event-stream']], failure });
-    p.send({ type: 'chunk', id: call.id, chunk: new TextEncoder().encode('event: message\ndata: {"progress":1}\n\n') });
+    p.send({ type: 'answer', id: call.id, head: { status: 200, headers: [['content-type', 'text/event-stream']], failure }, chunks: [new TextEncoder().encode('event: message\ndata: {"progress":1}\n\n')], end: false });
     const stream = await streaming;
     const called = await calling;
     await p.until(() => p.hub.some((m) => m.type === 'credit' && m.id === call.id), 'the progress written');
@@ -171,12 +205,12 @@ test('pump client :: a stream whose owed requests change (legacy SSE) ends with 
     const streaming = fetch(`${p.url}/sse`);
     await p.until(() => p.hub.some((m) => m.type === 'request'), 'the request');
     const { id } = p.hub.find((m) => m.type === 'request') as { id: number };
-    p.send({ type: 'head', id, status: 200, headers: [['content-type', 'text/event-stream']] });
+    p.send({ type: 'answer', id, head: { status: 200, headers: [['content-type', 'text/event-stream']] }, chunks: [], end: false });
     const stream = await streaming;
     p.send({ type: 'failure', id, failure: 'first' });
     p.send({ type: 'failure', id, failure: null });
     p.send({ type: 'failure', id, failure: '\n\nevent: message\ndata: {"id":2}\n\n' });
-    p.send({ type: 'chunk', id, chunk: new TextEncoder().encode('event: endpoint\ndata: /messages\n\n') });
+    p.send({ type: 'answer', id, chunks: [new TextEncoder().encode('event: endpoint\ndata: /messages\n\n')], end: false });
     await p.until(() => p.hub.some((m) => m.type === 'credit'), 'the chunk written');
     assert.is(p.client.failAll(), 1);
     assert.is(await stream.text(), 'event: endpoint\ndata: /messages\n\n\n\nevent: message\ndata: {"id":2}\n\n');

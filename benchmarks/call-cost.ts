@@ -1,0 +1,72 @@
+// What one MCP tool call costs each part of the service: 10 healthy backends, 10 MCP clients in
+// another process calling `echo` (4 KiB) in a closed loop, no probes; CPU per call of the main
+// thread, the hub, the backend workers, the backend children and the client process, and
+// calls/s, over `--repeats` windows. The `bench` suite's `traffic` scenario measures the same
+// with probes on top; this script answers "did this change make a call cheaper" in a minute.
+//
+//   node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--worker-nice <n>] [--source] [--cpu-prof <dir>]
+//
+// `--probe 200` probes /health and /health/live at 200 req/s each during every window, as the
+// `traffic` scenario's fixed-rate phase does, and adds the /health p99 to each line.
+import { startLoad } from './lib/load-client.ts';
+import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
+import { buildDist, type Entry, startAgent, tmpRoot, waitHealthy } from './lib/service.ts';
+import { mean, sleep } from './lib/stats.ts';
+
+const argv = process.argv.slice(2);
+const numberArg = (name: string, fallback: number) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? Number(argv[at + 1]) : fallback;
+};
+const repeats = numberArg('--repeats', 3);
+const seconds = numberArg('--seconds', 5);
+const probeRate = numberArg('--probe', 0);
+// `--worker-nice <n>` is passed to agent serve (its default otherwise).
+const workerNice = argv.includes('--worker-nice') ? ['--worker-nice', String(numberArg('--worker-nice', 10))] : [];
+const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
+const cpuProfAt = argv.indexOf('--cpu-prof');
+const cpuProfDir = cpuProfAt >= 0 ? argv[cpuProfAt + 1] : undefined;
+
+const marker = `bench-calls-${process.pid}-${Date.now().toString(36)}`;
+const tmp = tmpRoot(marker);
+if (entry === 'dist') buildDist();
+const servers = healthyServers(10, marker);
+const names = Object.keys(servers);
+const agent = await startAgent({ entry, servers, marker, tmp, serveArgs: workerNice, ...(cpuProfDir ? { cpuProfDir } : {}) });
+type Row = { perSecond: number; p50: number; healthP99: number; main: number; hub: number; workers: number; children: number; client: number };
+const rows: Row[] = [];
+try {
+  await waitHealthy(agent, names, 60_000);
+  const load = await startLoad({ url: `${agent.base}/mcp`, clients: 10, tools: names.map((n) => `${n}_agent_echo`), textBytes: 4096, warmupCalls: 20, maxSeconds: repeats * seconds + 120 }, marker);
+  try {
+    await load.loop(1);
+    await sleep(2_000);
+    await load.report(); // warm-up window, dropped
+    for (let i = 0; i < repeats; i++) {
+      const cost = await phase(agent, async () => ({ probes: probeRate ? await fixedBoth(`${agent.base}/health`, `${agent.base}/health/live`, probeRate, seconds) : await sleep(seconds * 1000).then(() => null) }));
+      const calls = await load.report();
+      // % of a core ÷ calls per second = ms of CPU per call.
+      const per = (pct: number) => Math.round(((pct * 10) / calls.perSecond) * 1000) / 1000;
+      const row = {
+        perSecond: Math.round(calls.perSecond),
+        p50: Math.round(calls.p50 * 100) / 100,
+        healthP99: cost.probes ? Math.round(cost.probes.health.p99 * 100) / 100 : NaN,
+        main: per(cost.mainCpuPct),
+        hub: per(cost.hubCpuPct.reduce((a, b) => a + b, 0)),
+        workers: per(cost.backendWorkersCpuPct),
+        children: per(cost.childrenCpuPct),
+        client: per(calls.cpuPct),
+      };
+      rows.push(row);
+      process.stdout.write(`window ${i + 1}: ${row.perSecond} calls/s, p50 ${row.p50} ms${probeRate ? `, /health p99 ${row.healthP99} ms` : ''}; CPU ms per call: main ${row.main}, hub ${row.hub}, backend workers ${row.workers}, children ${row.children}, client ${row.client}\n`);
+    }
+    await load.halt();
+  } finally {
+    await load.stop();
+  }
+} finally {
+  await agent.stop();
+}
+const m = (key: keyof Row) => Math.round(mean(rows.map((r) => r[key])) * 1000) / 1000;
+process.stdout.write(`mean: ${m('perSecond')} calls/s${probeRate ? `, /health p99 ${m('healthP99')} ms` : ''}; CPU ms per call: main ${m('main')}, hub ${m('hub')}, backend workers ${m('workers')}, children ${m('children')}, client ${m('client')}; service ${Math.round((m('main') + m('hub') + m('workers')) * 1000) / 1000}\n`);
+process.exit(0);

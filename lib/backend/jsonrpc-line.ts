@@ -1,0 +1,24 @@
+// One line of a backend's stdout as a JSON-RPC message. The answer to a call is most of what a
+// backend writes: a result response without `_meta` is accepted by a structural check that
+// admits exactly what the SDK's JSONRPCMessageSchema admits for it (jsonrpc "2.0", a string or
+// integer id, an object result, no other key), and returned as parsed (the schema's loose result
+// would be a shallow copy of the same). Everything else goes through the schema. The schema's
+// union tries a request and a notification first: for a 4 KiB tool answer that was the backend
+// worker's largest single cost (`benchmarks/call-cost.ts`).
+import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/client';
+
+export function parseJsonRpcLine(text: string): JSONRPCMessage {
+  const value: unknown = JSON.parse(text);
+  return isPlainResultResponse(value) ? value : parseJSONRPCMessage(value);
+}
+
+function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  let keys = 0;
+  for (const _ in message) keys++;
+  if (keys !== 3 || message.jsonrpc !== '2.0') return false;
+  const { id, result } = message;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return false;
+  return typeof result === 'object' && result !== null && !Array.isArray(result) && !Object.hasOwn(result, '_meta');
+}
