@@ -14,9 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FixedRate, saturate } from './lib/load.ts';
-import type { ScenarioContext, WithAgent } from './lib/context.ts';
+import { agentRunner, type ScenarioContext, type WithAgent } from './lib/context.ts';
 import { type CallFigures, connectHttp, connectStdio, floodRate, floodStats, measureCalls } from './lib/mcp.ts';
-import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase, steadyRss } from './lib/phases.ts';
+import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase } from './lib/phases.ts';
 import type { CallWindow } from './lib/load-client.ts';
 import { checkProfile, mainThreadProfile, type ProfileCheck } from './lib/profile-check.ts';
 import { killPids, processesWith } from './lib/procs.ts';
@@ -30,11 +30,9 @@ import {
   fixtureServer,
   ROOT,
   type ServerEntry,
-  startAgent,
   startBare,
   type StopReport,
   tmpRoot,
-  waitHealthy,
 } from './lib/service.ts';
 import { mean, round, sleep } from './lib/stats.ts';
 import { type BareChurn, bareChurn } from './scenarios/bare-churn.ts';
@@ -226,21 +224,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
     return { saturationHealth, saturationLive, fixed };
   };
 
-  const withAgent: WithAgent = async (what, servers, expect, body, extra = {}) => {
-    log(`${since()}  ${what}`);
-    const cpuProfDir = extra.cpuProfDir ?? (o.cpuProfDir ? path.join(o.cpuProfDir, what.replace(/[^a-z0-9]+/gi, '-')) : undefined);
-    const agent = await startAgent({ entry: o.entry, servers, marker, tmp, ...extra, ...(cpuProfDir ? { cpuProfDir } : {}) });
-    try {
-      const readyMs = await waitHealthy(agent, expect, o.readyTimeoutMs);
-      await sleep(o.settleMs);
-      const rss = await steadyRss(agent.pid);
-      return await body(agent, readyMs, rss);
-    } finally {
-      const stop = await agent.stop();
-      stops.push(stop);
-      if (stop.leftovers.length) log(`  ${what}: ${stop.leftovers.length} process(es) outlived the service and were killed: ${stop.leftovers.join(' ')}`);
-    }
-  };
+  const withAgent: WithAgent = agentRunner({ entry: o.entry, marker, tmp, readyTimeoutMs: o.readyTimeoutMs, settleMs: o.settleMs, ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}), log: (line) => log(`${since()}  ${line}`), stops });
 
   const ctx: ScenarioContext = { marker, tmp, log: (line) => log(`${since()}  ${line}`), withAgent, fixedRate: o.fixedRate, connections: o.connections };
 

@@ -1,7 +1,10 @@
 // What a scenario module gets from the harness (benchmarks/run.ts): the run's marker and scratch
 // directory, its log, how to run a service for the length of a body, and the probing settings
 // every scenario shares.
-import type { Agent, AgentOptions, ServerEntry } from './service.ts';
+import path from 'node:path';
+import { steadyRss } from './phases.ts';
+import { type Agent, type AgentOptions, type Entry, type ServerEntry, startAgent, type StopReport, waitHealthy } from './service.ts';
+import { sleep } from './stats.ts';
 
 /** More than the servers: flags, the hop-trace preload, CPU profiles. */
 export type AgentExtras = Pick<AgentOptions, 'serveArgs' | 'traceDir' | 'cpuProfDir'>;
@@ -25,3 +28,35 @@ export type ScenarioContext = {
   /** autocannon's connections in saturation phases. */
   connections: number;
 };
+
+export type RunnerOptions = {
+  entry: Entry;
+  marker: string;
+  tmp: string;
+  readyTimeoutMs: number;
+  /** Wait after "ready" before RSS is read and the body starts. */
+  settleMs: number;
+  /** Every service writes V8 CPU profiles under here, one directory per `what`. */
+  cpuProfDir?: string;
+  log: (line: string) => void;
+  /** Each service's stop report is pushed here. */
+  stops: StopReport[];
+};
+
+export function agentRunner(o: RunnerOptions): WithAgent {
+  return async (what, servers, expect, body, extra = {}) => {
+    o.log(what);
+    const cpuProfDir = extra.cpuProfDir ?? (o.cpuProfDir ? path.join(o.cpuProfDir, what.replace(/[^a-z0-9]+/gi, '-')) : undefined);
+    const agent = await startAgent({ entry: o.entry, servers, marker: o.marker, tmp: o.tmp, ...extra, ...(cpuProfDir ? { cpuProfDir } : {}) });
+    try {
+      const readyMs = await waitHealthy(agent, expect, o.readyTimeoutMs);
+      await sleep(o.settleMs);
+      const rss = await steadyRss(agent.pid);
+      return await body(agent, readyMs, rss);
+    } finally {
+      const stop = await agent.stop();
+      o.stops.push(stop);
+      if (stop.leftovers.length) o.log(`  ${what}: ${stop.leftovers.length} process(es) outlived the service and were killed: ${stop.leftovers.join(' ')}`);
+    }
+  };
+}

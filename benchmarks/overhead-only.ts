@@ -1,0 +1,26 @@
+// The `overhead` scenario of the suite alone (about a minute): one client calling `echo`
+// directly over stdio and through the service, with the per-hop breakdown of traced calls.
+//
+//   node --import tsx benchmarks/overhead-only.ts [--source] [--worker-nice <n>]
+import { agentRunner } from './lib/context.ts';
+import { buildDist, type Entry, type StopReport, tmpRoot } from './lib/service.ts';
+import { FULL } from './run.ts';
+import { overhead } from './scenarios/overhead.ts';
+
+const argv = process.argv.slice(2);
+const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
+const niceAt = argv.indexOf('--worker-nice');
+const serveArgs = niceAt >= 0 ? ['--worker-nice', argv[niceAt + 1]!] : [];
+const marker = `bench-overhead-${process.pid}-${Date.now().toString(36)}`;
+const tmp = tmpRoot(marker);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+if (entry === 'dist') buildDist(log);
+const stops: StopReport[] = [];
+const withAgent = agentRunner({ entry, marker, tmp, readyTimeoutMs: FULL.readyTimeoutMs, settleMs: FULL.settleMs, log, stops });
+const result = await overhead({ marker, tmp, log, withAgent, fixedRate: FULL.fixedRate, connections: FULL.connections }, { ...FULL.overhead, serveArgs }, 'overhead');
+const added = result.service.serial.p50 - result.direct.serial.p50;
+process.stdout.write(`1 caller p50: direct ${result.direct.serial.p50.toFixed(2)} ms, service ${result.service.serial.p50.toFixed(2)} ms, added ${added.toFixed(2)} ms\n`);
+process.stdout.write(`${result.callers} callers: direct ${Math.round(result.direct.concurrent.perSecond)} calls/s, service ${Math.round(result.service.concurrent.perSecond)} calls/s\n`);
+for (const hop of result.service.traced.hops) process.stdout.write(`  ${hop.p50Ms.toFixed(2).padStart(6)} ${hop.p90Ms.toFixed(2).padStart(6)}  ${hop.what}\n`);
+process.stdout.write(`  traced end to end p50 ${result.service.traced.totalP50Ms.toFixed(2)} ms (direct ${result.direct.traced.totalP50Ms.toFixed(2)}), sum of hop p50s ${result.service.traced.sumOfP50Ms.toFixed(2)}\n`);
+process.exit(0);
