@@ -4,7 +4,7 @@
 // calls/s, over `--repeats` windows. The `bench` suite's `traffic` scenario measures the same
 // with probes on top; this script answers "did this change make a call cheaper" in a minute.
 //
-//   node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--worker-nice <n>] [--source] [--cpu-prof <dir>]
+//   node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--warmup <s>] [--worker-nice <n>] [--source] [--cpu-prof <dir>]
 //
 // `--probe 200` probes /health and /health/live at 200 req/s each during every window, as the
 // `traffic` scenario's fixed-rate phase does, and adds the /health p99 to each line.
@@ -21,6 +21,7 @@ const numberArg = (name: string, fallback: number) => {
 const repeats = numberArg('--repeats', 3);
 const seconds = numberArg('--seconds', 5);
 const probeRate = numberArg('--probe', 0);
+const warmupSeconds = numberArg('--warmup', 10);
 // `--worker-nice <n>` is passed to agent serve (its default otherwise).
 const workerNice = argv.includes('--worker-nice') ? ['--worker-nice', String(numberArg('--worker-nice', 10))] : [];
 const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
@@ -37,10 +38,10 @@ type Row = { perSecond: number; p50: number; healthP99: number; main: number; hu
 const rows: Row[] = [];
 try {
   await waitHealthy(agent, names, 60_000);
-  const load = await startLoad({ url: `${agent.base}/mcp`, clients: 10, tools: names.map((n) => `${n}_agent_echo`), textBytes: 4096, warmupCalls: 20, maxSeconds: repeats * seconds + 120 }, marker);
+  const load = await startLoad({ url: `${agent.base}/mcp`, clients: 10, tools: names.map((n) => `${n}_agent_echo`), textBytes: 4096, warmupCalls: 20, maxSeconds: repeats * seconds + warmupSeconds + 120 }, marker);
   try {
     await load.loop(1);
-    await sleep(2_000);
+    await sleep(warmupSeconds * 1000);
     await load.report(); // warm-up window, dropped
     for (let i = 0; i < repeats; i++) {
       const cost = await phase(agent, async () => ({ probes: probeRate ? await fixedBoth(`${agent.base}/health`, `${agent.base}/health/live`, probeRate, seconds) : await sleep(seconds * 1000).then(() => null) }));

@@ -5,7 +5,7 @@
 //
 //   node --import tsx benchmarks/health-path.ts [--repeats 3] [--seconds 5] [--source] [--cpu-prof <dir>]
 import { saturate } from './lib/load.ts';
-import { healthyServers, phase } from './lib/phases.ts';
+import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
 import { buildDist, type Entry, startAgent, startBare, tmpRoot, waitHealthy } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
@@ -42,6 +42,11 @@ try {
       const perReq = (pct: number, rps: number) => ((pct / 100) * 1e6 / rps).toFixed(1);
       process.stdout.write(`repeat ${i + 1}: service ${Math.round(a.rps)} req/s (${perReq(a.mainCpuPct, a.rps)} µs main CPU each), bare ${Math.round(b.rps)} req/s (${perReq(b.mainCpuPct, b.rps)} µs), ratio ${(a.rps / b.rps).toFixed(2)}\n`);
     }
+    // The fixed rate of the suite (200/s on /health and on /health/live): CPU per probe when probes wake an idle thread.
+    const fixed = await phase(agent, () => fixedBoth(`${agent.base}/health`, `${agent.base}/health/live`, 200, seconds));
+    const fixedBare = await phase(bare, () => fixedBoth(`${bare.base}/`, `${bare.base}/`, 200, seconds));
+    const perProbe = (pct: number) => ((pct / 100) * 1e6 / 400).toFixed(1);
+    process.stdout.write(`fixed 2 × 200/s: service ${perProbe(fixed.mainCpuPct)} µs main CPU per probe (p99 ${fixed.health.p99.toFixed(2)} ms), bare ${perProbe(fixedBare.mainCpuPct)} µs (p99 ${fixedBare.health.p99.toFixed(2)} ms)\n`);
   } finally {
     await bare.stop();
   }

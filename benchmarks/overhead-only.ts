@@ -17,7 +17,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 if (entry === 'dist') buildDist(log);
 const stops: StopReport[] = [];
 const withAgent = agentRunner({ entry, marker, tmp, readyTimeoutMs: FULL.readyTimeoutMs, settleMs: FULL.settleMs, log, stops });
-const result = await overhead({ marker, tmp, log, withAgent, fixedRate: FULL.fixedRate, connections: FULL.connections }, { ...FULL.overhead, serveArgs }, 'overhead');
+const result = await overhead({ marker, tmp, log, withAgent, fixedRate: FULL.fixedRate, connections: FULL.connections }, { ...FULL.overhead, serveArgs, ...(argv.includes("--warmup") ? { warmupCalls: Number(argv[argv.indexOf("--warmup") + 1]) } : {}) }, 'overhead');
 const added = result.service.serial.p50 - result.direct.serial.p50;
 process.stdout.write(`1 caller p50: direct ${result.direct.serial.p50.toFixed(2)} ms, service ${result.service.serial.p50.toFixed(2)} ms, added ${added.toFixed(2)} ms\n`);
 process.stdout.write(`${result.callers} callers: direct ${Math.round(result.direct.concurrent.perSecond)} calls/s, service ${Math.round(result.service.concurrent.perSecond)} calls/s\n`);

@@ -98,7 +98,9 @@ export const FULL: BenchOptions = {
   toolCallers: 10,
   toolWarmupCalls: 20,
   floodSeconds: 3,
-  traffic: { backends: 10, clients: 10, textBytes: 4096, warmupCalls: 20, warmupSeconds: 1 },
+  // Every backend worker, hub and child compiles its hot paths by itself: calls/s still rise for
+  // about 15 s of traffic (benchmarks/README.md, "Warm-up"), so the figures start after 10 s.
+  traffic: { backends: 10, clients: 10, textBytes: 4096, warmupCalls: 20, warmupSeconds: 10 },
   sweep: {
     variants: [
       { mcpWorkers: 1, workerNice: 0 },
@@ -111,7 +113,7 @@ export const FULL: BenchOptions = {
     saturationSeconds: 4,
   },
   profile: { fixedSeconds: 4, saturationSeconds: 3 },
-  overhead: { textBytes: 4096, warmupCalls: 50, serialSeconds: 3, concurrentSeconds: 3, callers: 10, traceCalls: 300 },
+  overhead: { textBytes: 4096, warmupCalls: 2000, serialSeconds: 3, concurrentSeconds: 3, callers: 10, traceCalls: 300 },
   entry: 'dist',
   readyTimeoutMs: 60_000,
   log: (line) => process.stderr.write(`${line}\n`),
@@ -132,7 +134,8 @@ export const QUICK: BenchOptions = {
   floodSeconds: 2,
   sweep: { ...FULL.sweep, fixedSeconds: 2, saturationSeconds: 1.5 },
   profile: { fixedSeconds: 2, saturationSeconds: 1.5 },
-  overhead: { ...FULL.overhead, serialSeconds: 1, concurrentSeconds: 1, traceCalls: 100 },
+  traffic: { ...FULL.traffic, warmupSeconds: 3 },
+  overhead: { ...FULL.overhead, warmupCalls: 500, serialSeconds: 1, concurrentSeconds: 1, traceCalls: 100 },
 };
 
 /** The crashers' restartDelay in `churn` (bare-churn.mjs applies the service's backoff to it too). */

@@ -9,7 +9,7 @@ import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 import { failureFrame, watchFailureFrame } from './failure-frame.ts';
-import { HOLDS_HEAD, Outbox } from './pump-outbox.ts';
+import { Outbox } from './pump-outbox.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -66,7 +66,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       signal: exchange.abort.signal,
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
-    void respond(message.id, exchange, request, message.method);
+    void respond(message.id, exchange, request);
   }
 
   // A body that streams in after its head: credited as the app takes it.
@@ -83,7 +83,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     });
   }
 
-  async function respond(id: number, exchange: Exchange, request: Request, method: string): Promise<void> {
+  async function respond(id: number, exchange: Exchange, request: Request): Promise<void> {
     let response: Response;
     try {
       response = await app(request);
@@ -97,7 +97,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     }
     const failure = failureFrame(response);
     const outbox = new Outbox(id, post, exchange.abort.signal);
-    outbox.head({ status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) }, HOLDS_HEAD.has(method));
+    outbox.head({ status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) });
     const unwatch = watchFailureFrame(response, (frame) => {
       outbox.flush();
       post({ type: 'failure', id, failure: frame ?? null });

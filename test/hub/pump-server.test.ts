@@ -5,7 +5,6 @@ import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
 import { servePump } from '../../lib/hub/pump-server.ts';
-import { HEAD_HOLD_MS } from '../../lib/hub/pump-outbox.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
@@ -78,58 +77,43 @@ test('pump server :: a request streams in, the answer streams out with its head,
   p.close();
 });
 
-test('pump server :: a whole request is answered in one message (head, bytes, end), with no body credit', async () => {
+test('pump server :: a whole request: the head leaves at once, the bytes and end of one turn in one message, no body credit', async () => {
   const seen: string[] = [];
   const p = setup(async (request) => {
     seen.push(await request.text());
-    // An SSE answer whose event comes a little later, as a tool call's does.
+    // An SSE answer whose event comes a little later, as a tool call's does, and ends with it.
     return new Response(
       new ReadableStream<Uint8Array>({
         start(controller) {
           setTimeout(() => {
-            controller.enqueue(new TextEncoder().encode('event: message\ndata: {}\n\n'));
+            controller.enqueue(new TextEncoder().encode('event: message\n'));
+            controller.enqueue(new TextEncoder().encode('data: {}\n\n'));
             controller.close();
-          }, 5);
+          }, 30);
         },
       }),
       { headers: { 'content-type': 'text/event-stream' } },
     );
   });
   p.send(whole(5, 'POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"tools/call"}'));
+  await p.until(() => p.answers(5).length === 1, 'the head');
+  assert.equal([p.answers(5)[0]!.head?.status, p.answers(5)[0]!.chunks.length, p.answers(5)[0]!.end], [200, 0, false], 'the head alone, before the bytes');
   await p.until(() => p.ended(5), 'the end');
   assert.equal(seen, ['{"jsonrpc":"2.0","id":1,"method":"tools/call"}']);
-  assert.is(p.answers(5).length, 1, 'one message');
-  const [answer] = p.answers(5);
-  assert.is(answer!.head?.status, 200);
-  assert.is(Buffer.concat(answer!.chunks).toString(), 'event: message\ndata: {}\n\n');
+  assert.is(p.answers(5).length, 2, 'the bytes and the end in one message');
+  const last = p.answers(5)[1]!;
+  assert.equal([last.head, last.chunks.length, last.end], [undefined, 2, true]);
+  assert.is(p.body(5), 'event: message\ndata: {}\n\n');
   assert.not.ok(p.received.some((m) => m.type === 'credit'), 'a body that came whole is not credited');
   p.close();
 });
 
-test('pump server :: a stream\'s head leaves at once; a POST answer\'s head waits for its bytes at most HEAD_HOLD_MS', async () => {
-  let release: (() => void) | null = null;
-  const p = setup(async () =>
-    new Response(
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          release = () => controller.enqueue(new TextEncoder().encode('data: late\n\n'));
-        },
-      }),
-      { headers: { 'content-type': 'text/event-stream' } },
-    ),
-  );
-  p.send(whole(1, 'GET', '/mcp'));
-  await p.until(() => p.answers(1).length === 1, 'the GET stream\'s head');
-  assert.equal([p.answers(1)[0]!.chunks.length, p.answers(1)[0]!.end], [0, false], 'the head alone, the stream open');
-  const posted = Date.now();
-  p.send(whole(2, 'POST', '/mcp', '{}'));
-  await p.until(() => p.answers(2).length === 1, 'the POST answer\'s head');
-  assert.ok(Date.now() - posted >= HEAD_HOLD_MS - 1, 'held while no byte came');
-  assert.is(p.answers(2)[0]!.chunks.length, 0);
-  release!();
-  await p.until(() => p.answers(2).length === 2, 'the late bytes');
-  assert.is(p.answers(2)[1]!.head, undefined, 'the head is sent once');
-  assert.is(p.body(2), 'data: late\n\n');
+test('pump server :: an answer complete at once is one message', async () => {
+  const p = setup(async () => new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }));
+  p.send(whole(6, 'GET', '/api/v1/servers'));
+  await p.until(() => p.ended(6), 'the end');
+  assert.is(p.answers(6).length, 1);
+  assert.equal([p.answers(6)[0]!.head?.status, p.body(6)], [200, '{"ok":true}']);
   p.close();
 });
 

@@ -51,8 +51,8 @@ export type PumpToMain =
   /**
    * The answer's next part: its head (first time only), the bytes produced since the last part,
    * and whether it is complete. What the app produces in one turn of the hub's loop crosses as
-   * one message (a tool call's head, SSE event and end: one message, one socket write). The
-   * main thread credits the chunks of an answer that is not complete once written.
+   * one message (a tool call's SSE event and the end of its stream: one message, one socket
+   * write). The main thread credits the chunks of an answer that is not complete once written.
    */
   | { type: 'answer'; id: number; head?: ResponseHead; chunks: Uint8Array[]; end: boolean }
   /** A stream's `failure` changed (legacy SSE: the requests it owes an answer); null: none. */
