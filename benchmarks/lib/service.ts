@@ -83,6 +83,8 @@ export type Agent = {
   cli: string[];
   /** Log lines seen so far, and how many of them were a backend's stderr. */
   logLines: () => number;
+  /** The service's last 20 log lines (for an error that needs them). */
+  logTail: () => string[];
   stderrLogLines: () => number;
   logTotals: () => LogTotals;
   /** "backend connected" log lines per backend name so far (first connections and restarts). */
@@ -225,6 +227,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     configFile,
     cli: options.entry === 'dist' ? [buildDist()] : ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts')],
     logLines: () => lines,
+    logTail: () => [...tail],
     stderrLogLines: () => stderrLines,
     logTotals: () => ({ ...totals }),
     connects: () => ({ ...connects }),
@@ -396,18 +399,21 @@ type HealthBody = { servers?: { total?: number; details?: { name: string; health
 /** ms from the service's spawn until /health reports the configuration loaded and every backend in `names` healthy. */
 export async function waitHealthy(agent: Agent, names: string[], timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs;
+  let last = 'no answer from /health';
   while (performance.now() < deadline) {
     try {
       const res = await fetch(`${agent.base}/health`);
       const body = (await res.json()) as HealthBody;
       const healthy = new Set((body.servers?.details ?? []).filter((d) => d.healthy).map((d) => d.name));
       if (body.configuration?.loaded && names.every((n) => healthy.has(n))) return performance.now() - agent.spawnedAt;
-    } catch {
-      /* not yet */
+      last = `last /health: ${JSON.stringify(body).slice(0, 2000)}`;
+    } catch (error) {
+      last = `last /health attempt: ${(error as Error).message}`;
     }
     await sleep(25);
   }
-  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${names.join(', ')}`);
+  const missing = names.join(', ');
+  throw new Error(`backends not all healthy within ${timeoutMs} ms: ${missing}\n${last}\nthe service's last log lines:\n${agent.logTail().join('\n')}`);
 }
 
 export function tmpRoot(marker: string): string {
