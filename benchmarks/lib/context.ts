@@ -44,19 +44,35 @@ export type RunnerOptions = {
 };
 
 export function agentRunner(o: RunnerOptions): WithAgent {
+  const start = async (what: string, servers: Record<string, ServerEntry>, expect: string[], extra: AgentExtras, cpuProfDir: string | undefined) => {
+    const agent = await startAgent({ entry: o.entry, servers, marker: o.marker, tmp: o.tmp, ...extra, ...(cpuProfDir ? { cpuProfDir } : {}) });
+    try {
+      return { agent, readyMs: await waitHealthy(agent, expect, o.readyTimeoutMs) };
+    } catch (error) {
+      await stop(what, agent);
+      throw error;
+    }
+  };
+  const stop = async (what: string, agent: Agent) => {
+    const report = await agent.stop();
+    o.stops.push(report);
+    if (report.leftovers.length) o.log(`  ${what}: ${report.leftovers.length} process(es) outlived the service and were killed: ${report.leftovers.join(' ')}`);
+  };
   return async (what, servers, expect, body, extra = {}) => {
     o.log(what);
     const cpuProfDir = extra.cpuProfDir ?? (o.cpuProfDir ? path.join(o.cpuProfDir, what.replace(/[^a-z0-9]+/gi, '-')) : undefined);
-    const agent = await startAgent({ entry: o.entry, servers, marker: o.marker, tmp: o.tmp, ...extra, ...(cpuProfDir ? { cpuProfDir } : {}) });
+    // A service that does not get ready is reported in the log and started once more, so one
+    // such start does not lose the run's other figures; a second one ends the run.
+    const started = await start(what, servers, expect, extra, cpuProfDir).catch(async (error: Error) => {
+      o.log(`  ${what}: FAILED TO GET READY, starting it once more: ${error.message}`);
+      return start(what, servers, expect, extra, cpuProfDir);
+    });
     try {
-      const readyMs = await waitHealthy(agent, expect, o.readyTimeoutMs);
       await sleep(o.settleMs);
-      const rss = await steadyRss(agent.pid);
-      return await body(agent, readyMs, rss);
+      const rss = await steadyRss(started.agent.pid);
+      return await body(started.agent, started.readyMs, rss);
     } finally {
-      const stop = await agent.stop();
-      o.stops.push(stop);
-      if (stop.leftovers.length) o.log(`  ${what}: ${stop.leftovers.length} process(es) outlived the service and were killed: ${stop.leftovers.join(' ')}`);
+      await stop(what, started.agent);
     }
   };
 }
