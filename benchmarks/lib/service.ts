@@ -39,7 +39,9 @@ function newestMtime(dir: string): number {
  */
 export function bundleWorkers(log: (line: string) => void = () => {}): void {
   const sources = Math.max(newestMtime(path.join(ROOT, 'lib')), newestMtime(path.join(ROOT, 'workers')));
-  const bundles = ['backend', 'hub'].map((name) => path.join(ROOT, 'build/workers', `${name}.mjs`));
+  // The names scripts/bundle-workers.mjs writes. A name it no longer writes (backend.mjs) made this
+  // rebuild before every service start, rewriting the bundle while running services' workers read it.
+  const bundles = ['backend.cjs', 'hub.mjs'].map((name) => path.join(ROOT, 'build/workers', name));
   if (bundles.every((file) => fs.existsSync(file) && fs.statSync(file).mtimeMs >= sources)) return;
   log('bundling the worker entries (scripts/bundle-workers.mjs) ...');
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle-workers.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
