@@ -10,23 +10,20 @@
 // `traffic` scenario's fixed-rate phase does, and adds the /health p99 to each line.
 import { startLoad } from './lib/load-client.ts';
 import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
-import { buildDist, type Entry, startAgent, tmpRoot, waitHealthy } from './lib/service.ts';
+import { scriptArgs } from './lib/args.ts';
+import { buildDist, startAgent, tmpRoot, waitHealthy } from './lib/service.ts';
 import { mean, sleep } from './lib/stats.ts';
 
-const argv = process.argv.slice(2);
-const numberArg = (name: string, fallback: number) => {
-  const at = argv.indexOf(name);
-  return at >= 0 ? Number(argv[at + 1]) : fallback;
-};
+const args = scriptArgs();
+const numberArg = args.number;
 const repeats = numberArg('--repeats', 3);
 const seconds = numberArg('--seconds', 5);
 const probeRate = numberArg('--probe', 0);
 const warmupSeconds = numberArg('--warmup', 10);
 // `--worker-nice <n>` is passed to agent serve (its default otherwise).
-const workerNice = argv.includes('--worker-nice') ? ['--worker-nice', String(numberArg('--worker-nice', 10))] : [];
-const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
-const cpuProfAt = argv.indexOf('--cpu-prof');
-const cpuProfDir = cpuProfAt >= 0 ? argv[cpuProfAt + 1] : undefined;
+const workerNice = args.has('--worker-nice') ? ['--worker-nice', String(numberArg('--worker-nice', 10))] : [];
+const entry = args.entry;
+const cpuProfDir = args.text('--cpu-prof');
 
 const marker = `bench-calls-${process.pid}-${Date.now().toString(36)}`;
 const tmp = tmpRoot(marker);

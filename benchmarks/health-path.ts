@@ -6,20 +6,17 @@
 //   node --import tsx benchmarks/health-path.ts [--repeats 3] [--seconds 5] [--source] [--cpu-prof <dir>]
 import { saturate } from './lib/load.ts';
 import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
-import { buildDist, type Entry, startAgent, startBare, tmpRoot, waitHealthy } from './lib/service.ts';
+import { scriptArgs } from './lib/args.ts';
+import { buildDist, startAgent, startBare, tmpRoot, waitHealthy } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
-const argv = process.argv.slice(2);
-const numberArg = (name: string, fallback: number) => {
-  const at = argv.indexOf(name);
-  return at >= 0 ? Number(argv[at + 1]) : fallback;
-};
+const args = scriptArgs();
+const numberArg = args.number;
 const repeats = numberArg('--repeats', 3);
 const seconds = numberArg('--seconds', 5);
 const connections = numberArg('--connections', 10);
-const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
-const cpuProfAt = argv.indexOf('--cpu-prof');
-const cpuProfDir = cpuProfAt >= 0 ? argv[cpuProfAt + 1] : undefined;
+const entry = args.entry;
+const cpuProfDir = args.text('--cpu-prof');
 
 const marker = `bench-health-${process.pid}-${Date.now().toString(36)}`;
 const tmp = tmpRoot(marker);
