@@ -31,6 +31,8 @@ await build({
   // Loaded from node_modules: jsonc-parser's entry is a UMD module that requires its parts by
   // computed paths, and piscina finds its own worker file next to itself.
   external: ['jsonc-parser', 'piscina'],
+  // The hub builds only the SDK schemas it uses (lib/shared/lazy-schema.ts).
+  plugins: [lazySchemas],
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);" },
 });

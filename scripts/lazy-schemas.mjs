@@ -1,11 +1,11 @@
-// esbuild plugin for the backend bundle: every top-level `const X = <call>` of the MCP SDK's
+// esbuild plugin for the backend and hub bundles: every top-level `const X = <call>` of the MCP SDK's
 // built modules whose initializer uses zod (`z.`) or another schema (`...Schema`) becomes
-// `const X = lazySchema(() => <call>)` (lib/backend/bundle/lazy-schema.ts), so a worker builds
+// `const X = lazySchema(() => <call>)` (lib/shared/lazy-schema.ts), so a worker builds
 // only the schemas it uses. Parsed with TypeScript's parser; nothing else in the files changes.
 import fs from 'node:fs';
 import ts from 'typescript';
 
-const SDK_FILE = /[\\/]@modelcontextprotocol[\\/](core|client)[\\/]dist[\\/][^\\/]+\.mjs$/;
+const SDK_FILE = /[\\/]@modelcontextprotocol[\\/](core|client|server)[\\/]dist[\\/][^\\/]+\.mjs$/;
 
 export function wrapSchemas(source, fileName) {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
@@ -25,7 +25,7 @@ export function wrapSchemas(source, fileName) {
   return { contents: edits.length ? `import { lazySchema as __agentLazySchema } from ${JSON.stringify(LAZY)};\n${out}` : source, count: edits.length };
 }
 
-const LAZY = new URL('../lib/backend/bundle/lazy-schema.ts', import.meta.url).pathname;
+const LAZY = new URL('../lib/shared/lazy-schema.ts', import.meta.url).pathname;
 
 export const lazySchemas = {
   name: 'lazy-schemas',

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as z from 'zod';
-import { lazySchema } from '../../lib/backend/bundle/lazy-schema.ts';
+import { lazySchema } from '../../lib/shared/lazy-schema.ts';
 
 type Wrap = { wrapSchemas: (source: string, file: string) => { contents: string; count: number } };
 const plugin = '../../scripts/lazy-schemas.mjs';

@@ -1,11 +1,11 @@
 // The MCP SDK defines about two thousand zod schemas when its modules load; a backend worker uses
 // a few dozen (the messages of one client connection) and each worker holds its own copies (about
-// 5 MB of closures, contexts and shapes per worker: benchmarks/README.md, "cost per backend").
-// In the backend bundle only, scripts/bundle-workers.mjs wraps each top-level schema definition
-// of the SDK's modules in lazySchema(): the schema is built the first time anything touches it.
-// The stand-in forwards every operation to the built schema, so the SDK works with it as with the
-// schema itself; only identity differs (the stand-in is not the built object), which the SDK
-// client does not rely on.
+// 5 MB of closures, contexts and shapes per worker: benchmarks/README.md, "cost per backend"); a
+// hub uses a few hundred. In the backend and hub bundles (not the sources tests run),
+// scripts/bundle-workers.mjs wraps each top-level schema definition of the SDK's modules in
+// lazySchema(): the schema is built the first time anything touches it. The stand-in forwards
+// every operation to the built schema, so the SDK works with it as with the schema itself; only
+// identity differs (the stand-in is not the built object), which the SDK does not rely on.
 export function lazySchema<T extends object>(make: () => T): T {
   let built: T | undefined;
   const real = (): T => (built ??= make());
