@@ -16,8 +16,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import { BENCH, bundleWorkers, FIXTURES, ROOT } from './lib/service.ts';
+import { Worker } from 'node:worker_threads';
+import { backendWorkerData } from './lib/backend-worker-data.ts';
+import { BENCH, bundleWorkers, ROOT } from './lib/service.ts';
 
 const TMP = path.join(BENCH, '.tmp', 'worker-heap');
 
@@ -54,15 +55,10 @@ function smapsRollup(): Record<string, number> {
 }
 
 async function startWorker(bundle: string): Promise<Worker> {
-  const { loadConfig } = await import('../lib/config/load.ts');
-  const { DEFAULT_STDERR_LIMITS } = await import('../lib/shared/stderr-limits.ts');
   const { wrap } = await import('comlink');
   const { default: nodeEndpoint } = await import('comlink/dist/esm/node-adapter.mjs');
-  const file = path.join(TMP, 'mcp.json');
-  fs.writeFileSync(file, JSON.stringify({ mcpServers: { heap: { command: process.execPath, args: [FIXTURES.healthy], env: { FIXTURE_NAME: 'heap' } } } }));
-  const loaded = await loadConfig({ file, dir: TMP }, process.env);
-  if (!loaded.ok) throw new Error('fixture configuration did not load');
-  const channel = new MessageChannel();
+  fs.mkdirSync(TMP, { recursive: true });
+  const { workerData, api: apiPort, transferList } = await backendWorkerData('heap', { bundle, cache: null, cacheFile: null, make: false });
   // The loader, behind a wrapper that answers 'heap-stats' with the worker's own V8 heap figures.
   const wrapper = path.join(TMP, 'heap-wrapper.mjs');
   fs.writeFileSync(
@@ -71,22 +67,11 @@ async function startWorker(bundle: string): Promise<Worker> {
   );
   const worker = new Worker(wrapper, {
     execArgv: [],
-    workerData: {
-      loader: { bundle, cache: null, cacheFile: null, make: false },
-      spec: loaded.config.servers[0]!.spec,
-      api: channel.port2,
-      log: { level: 'warn', format: 'json' },
-      pingIntervalMs: 30_000,
-      pingTimeoutMs: 5_000,
-      maxMessageBytes: 16 * 1024 * 1024,
-      stateDir: null,
-      nice: 0,
-      stderrLimits: DEFAULT_STDERR_LIMITS,
-    },
-    transferList: [channel.port2],
+    workerData,
+    transferList,
     resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.WORKER_HEAP_YOUNG ?? 4) || undefined },
   });
-  const api = wrap<{ start(): Promise<void> }>(nodeEndpoint(channel.port1));
+  const api = wrap<{ start(): Promise<void> }>(nodeEndpoint(apiPort));
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (event: { type: string }) => {
       if (event.type === 'ready') void api.start();

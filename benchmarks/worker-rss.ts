@@ -23,8 +23,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isMainThread, MessageChannel, Worker } from 'node:worker_threads';
-import { BENCH, buildDist, bundleWorkers, FIXTURES } from './lib/service.ts';
+import { isMainThread, Worker } from 'node:worker_threads';
+import { backendWorkerData } from './lib/backend-worker-data.ts';
+import { BENCH, buildDist, bundleWorkers } from './lib/service.ts';
 
 const KINDS = ['empty', 'client', 'deps', 'runner', 'runner-ylim', 'bundle', 'bundle-cache'] as const;
 type Kind = (typeof KINDS)[number];
@@ -43,38 +44,14 @@ const rssMB = () => process.memoryUsage().rss / 1e6;
 // worker once connected (and the code cache it made, when it made one).
 async function backendWorker(i: number, young: number, cache: SharedArrayBuffer | null, make: boolean): Promise<{ worker: Worker; made: SharedArrayBuffer | null; codeCache: unknown }> {
   const { workerEntry } = await import('../lib/shared/worker-entry.ts');
-  const { loadConfig } = await import('../lib/config/load.ts');
-  const { DEFAULT_STDERR_LIMITS } = await import('../lib/shared/stderr-limits.ts');
-  const dir = fs.mkdtempSync(path.join(BENCH, '.tmp', 'worker-rss-'));
-  const file = path.join(dir, 'mcp.json');
-  fs.writeFileSync(file, JSON.stringify({ mcpServers: { [`w${i}`]: { command: process.execPath, args: [FIXTURES.healthy], env: { FIXTURE_NAME: `w${i}` } } } }));
-  const loaded = await loadConfig({ file, dir }, process.env);
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (!loaded.ok) throw new Error('fixture configuration did not load');
   const entry = workerEntry('backend');
   const loader = entry.workerData.loader as { bundle: string } | undefined;
   if (!loader) throw new Error('no backend bundle (npm run bundle)');
-  const channel = new MessageChannel();
-  const worker = new Worker(entry.file, {
-    execArgv: [],
-    workerData: {
-      loader: { bundle: loader.bundle, cache, cacheFile: null, make },
-      spec: loaded.config.servers[0]!.spec,
-      api: channel.port2,
-      log: { level: 'warn', format: 'json' },
-      pingIntervalMs: 30_000,
-      pingTimeoutMs: 5_000,
-      maxMessageBytes: 16 * 1024 * 1024,
-      stateDir: null,
-      nice: 0,
-      stderrLimits: DEFAULT_STDERR_LIMITS,
-    },
-    transferList: [channel.port2],
-    ...(young ? { resourceLimits: { maxYoungGenerationSizeMb: young } } : {}),
-  });
+  const { workerData, api: apiPort, transferList } = await backendWorkerData(`w${i}`, { bundle: loader.bundle, cache, cacheFile: null, make });
+  const worker = new Worker(entry.file, { execArgv: [], workerData, transferList, ...(young ? { resourceLimits: { maxYoungGenerationSizeMb: young } } : {}) });
   const { wrap } = await import('comlink');
   const { default: nodeEndpoint } = await import('comlink/dist/esm/node-adapter.mjs');
-  const api = wrap<{ start(): Promise<void> }>(nodeEndpoint(channel.port1));
+  const api = wrap<{ start(): Promise<void> }>(nodeEndpoint(apiPort));
   let made: SharedArrayBuffer | null = null;
   let codeCache: unknown = null;
   await new Promise<void>((resolve, reject) => {

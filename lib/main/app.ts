@@ -21,20 +21,17 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
 /** `forward` hands a request to a hub (or answers 503 when none is up). */
 export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | null, forward: Handler) {
   const handlers = createHealthHandlers(health);
-  const router = polka({ onNoMatch: guarded(guard, forward) })
-    .get('/health', handlers.health)
-    .get('/health/live', handlers.live)
-    .get('/health/ready', handlers.ready)
-    .get('/health/mcp', handlers.mcp)
-    .get('/health/mcp/:serverName', handlers.mcpServer);
   // The probes' exact paths skip polka's route loop and the properties it sets on each request
-  // (about 4.5 µs of a /health answer's 25-35 µs, `benchmarks/health-path.ts`); polka routes the rest.
+  // (about 4.5 µs of a /health answer's 25-35 µs, `benchmarks/health-path.ts`); polka routes the
+  // rest: other spellings (`/health/`, HEAD), `/health/mcp/:serverName` and everything forwarded.
   const exact = new Map<string, Handler>([
     ['/health', handlers.health],
     ['/health/live', handlers.live],
     ['/health/ready', handlers.ready],
     ['/health/mcp', handlers.mcp],
   ]);
+  const router = polka({ onNoMatch: guarded(guard, forward) }).get('/health/mcp/:serverName', handlers.mcpServer);
+  for (const [path, handler] of exact) router.get(path, handler);
   const routed = router.handler.bind(router) as unknown as Handler;
   return {
     handler(req: IncomingMessage, res: ServerResponse): void {

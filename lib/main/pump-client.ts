@@ -119,7 +119,9 @@ export class PumpClient {
     }
     const chunks: Buffer[] = [];
     exchange.req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    exchange.req.on('end', () => send(chunks.length === 1 ? transferable(chunks[0]!) : new Uint8Array(Buffer.concat(chunks))));
+    // A lone chunk is copied only when it shares its buffer; several are concatenated (copied once
+    // more only when node pools the result, under 4 KiB).
+    exchange.req.on('end', () => send(transferable(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
   }
 
   private abort(id: number): void {

@@ -60,6 +60,25 @@ test('pump client :: a request with a declared body of at most a window crosses 
   }
 });
 
+test('pump client :: a declared body that arrives in several pieces still crosses whole, in one message', async () => {
+  const p = await setup();
+  try {
+    const socket = (await import('node:net')).connect(Number(new URL(p.url).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n12345');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(p.hub, [], 'nothing crosses before the body is complete');
+    socket.write('67890');
+    await p.until(() => p.hub.length === 1, 'the request');
+    const request = p.hub[0] as Extract<PumpToHub, { type: 'request'; ended: true }>;
+    assert.is(request.ended, true);
+    assert.is(Buffer.from(request.body!).toString(), '1234567890');
+    socket.destroy();
+  } finally {
+    await p.close();
+  }
+});
+
 test('pump client :: a body without a declared length streams after its head, then its end', async () => {
   const p = await setup();
   try {

@@ -6,12 +6,13 @@ import { AgentError, Code } from '../../shared/errors.ts';
 
 export type RateLimitOptions = { limit: number; windowSeconds: number; exempt: string[] };
 
+/** `headers`: the RateLimit-* headers as node's flat `[name, value, ...]` list, ready to write. */
 export type RateDecision =
   | { kind: 'unlimited' }
   /** A trusted probe source: never counted, but told the policy like everyone (decisions §5). */
-  | { kind: 'exempt'; headers: Record<string, string> }
-  | { kind: 'allowed'; headers: Record<string, string> }
-  | { kind: 'limited'; headers: Record<string, string>; retryAfterSeconds: number };
+  | { kind: 'exempt'; headers: string[] }
+  | { kind: 'allowed'; headers: string[] }
+  | { kind: 'limited'; headers: string[]; retryAfterSeconds: number };
 
 export class InvalidCidrError extends AgentError {
   override readonly name = 'InvalidCidrError';
@@ -70,13 +71,15 @@ export function createHealthRateLimiter(options: RateLimitOptions) {
   if (options.limit === 0) return { check: (_address: string | undefined): RateDecision | Promise<RateDecision> => UNLIMITED };
   const limiter = new RateLimiterMemory({ points: options.limit, duration: options.windowSeconds });
   const policy = `${options.limit};w=${options.windowSeconds}`;
-  const exemptHeaders = { 'RateLimit-Policy': policy, 'RateLimit-Limit': String(options.limit), 'RateLimit-Remaining': String(options.limit), 'RateLimit-Reset': '0' };
-  const headersOf = (res: RateLimiterRes) => ({
-    'RateLimit-Policy': policy,
-    'RateLimit-Limit': String(options.limit),
-    'RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
-    'RateLimit-Reset': String(Math.ceil(res.msBeforeNext / 1000)),
-  });
+  const headers = (remaining: number, resetSeconds: number) => [
+    'RateLimit-Policy', policy,
+    'RateLimit-Limit', String(options.limit),
+    'RateLimit-Remaining', String(remaining),
+    'RateLimit-Reset', String(resetSeconds),
+  ];
+  // An exempt source's headers never change: built once.
+  const exemptHeaders = headers(options.limit, 0);
+  const headersOf = (res: RateLimiterRes) => headers(Math.max(0, res.remainingPoints), Math.ceil(res.msBeforeNext / 1000));
   return {
     /** Synchronous for an exempt source (no count kept); a promise for a counted one. */
     check(address: string | undefined): RateDecision | Promise<RateDecision> {

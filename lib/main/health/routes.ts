@@ -52,8 +52,6 @@ type Producer = (req: IncomingMessage) => Prepared;
 /** polka sets `params` (already URI-decoded) on the request it routes. */
 type RoutedRequest = IncomingMessage & { params?: Record<string, string | undefined> };
 
-const flatten = (headers: Record<string, string>) => Object.entries(headers).flat();
-
 export function createHealthHandlers(deps: HealthRouteDeps) {
   const buildReport = deps.buildReport ?? buildHealthReport;
   const failureBody = (error: unknown, now: number) => {
@@ -68,7 +66,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
       if (decision.kind === 'limited') {
         // The health routes' own shape: `status` carries the code, as it carries `healthy` or `unhealthy`.
         const body = { status: Code.rate_limited, error: 'Too many health check requests', timestamp: new Date(deps.now()).toISOString() };
-        return send(res, prepare(httpStatus(Code.rate_limited), body, { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) }), null);
+        return send(res, prepare(httpStatus(Code.rate_limited), body, { 'Retry-After': String(decision.retryAfterSeconds) }), decision.headers);
       }
       let result: Prepared;
       try {
@@ -77,7 +75,7 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
         // A throw here would otherwise leave the request hanging and reject unhandled (fatal on the main thread).
         result = prepare(httpStatus(Code.health_check_failed), failureBody(error, deps.now()), { 'X-Health-Status': 'unhealthy' });
       }
-      send(res, result, decision.kind === 'unlimited' ? null : decision.kind === 'exempt' ? exemptHeaders(decision.headers) : flatten(decision.headers));
+      send(res, result, decision.kind === 'unlimited' ? null : decision.headers);
     };
     let decision: RateDecision | Promise<RateDecision>;
     try {
@@ -90,14 +88,6 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
       send(res, prepare(httpStatus(Code.rate_limiter_failed), { status: 'unhealthy', timestamp: new Date(deps.now()).toISOString(), error: Code.rate_limiter_failed, message: 'The health rate limiter failed' }), null),
     );
   };
-  // The exempt headers are one constant object: flattened once.
-  let exemptSeen: Record<string, string> | null = null;
-  let exemptFlat: string[] = [];
-  const exemptHeaders = (headers: Record<string, string>) => {
-    if (headers !== exemptSeen) [exemptSeen, exemptFlat] = [headers, flatten(headers)];
-    return exemptFlat;
-  };
-
   // Requests within the same millisecond get the same answer (its timestamp has millisecond
   // resolution anyway): under load the report is built, serialized and encoded once per millisecond.
   const coalesced = (build: (now: number) => Prepared): Producer => {

@@ -138,7 +138,9 @@ async function checks(limiter: ReturnType<typeof createHealthRateLimiter>, addre
 
 function headersOf(d: RateDecision): Record<string, string> {
   assert.ok(d.kind !== 'unlimited', 'expected rate-limit headers');
-  return (d as Extract<RateDecision, { headers: unknown }>).headers;
+  const flat = (d as Extract<RateDecision, { headers: unknown }>).headers;
+  assert.is(flat.length % 2, 0, 'a flat [name, value, ...] list');
+  return Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!]));
 }
 
 test('createHealthRateLimiter :: limit 0 disables limiting', async () => {
@@ -225,7 +227,7 @@ const exemptLimiterCases: Array<[name: string, exempt: string[], address: string
 for (const [name, exempt, address] of exemptLimiterCases) {
   test(`createHealthRateLimiter :: ${name} is never limited`, async () => {
     const limiter = createHealthRateLimiter({ limit: 1, windowSeconds: 60, exempt });
-    const headers = { 'RateLimit-Policy': '1;w=60', 'RateLimit-Limit': '1', 'RateLimit-Remaining': '1', 'RateLimit-Reset': '0' };
+    const headers = ['RateLimit-Policy', '1;w=60', 'RateLimit-Limit', '1', 'RateLimit-Remaining', '1', 'RateLimit-Reset', '0'];
     for (const d of await checks(limiter, address, 10)) assert.equal(d, { kind: 'exempt', headers });
   });
 }
