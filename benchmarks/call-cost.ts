@@ -9,32 +9,23 @@
 // `--probe 200` probes /health and /health/live at 200 req/s each during every window, as the
 // `traffic` scenario's fixed-rate phase does, and adds the /health p99 to each line.
 import { startLoad } from './lib/load-client.ts';
-import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
+import { fixedBoth, phase, startWithHealthy } from './lib/phases.ts';
 import { scriptArgs } from './lib/args.ts';
-import { buildDist, startAgent, tmpRoot, waitHealthy } from './lib/service.ts';
 import { mean, sleep } from './lib/stats.ts';
 
 const args = scriptArgs();
-const numberArg = args.number;
-const repeats = numberArg('--repeats', 3);
-const seconds = numberArg('--seconds', 5);
-const probeRate = numberArg('--probe', 0);
-const warmupSeconds = numberArg('--warmup', 10);
+const repeats = args.number('--repeats', 3);
+const seconds = args.number('--seconds', 5);
+const probeRate = args.number('--probe', 0);
+const warmupSeconds = args.number('--warmup', 10);
 // `--worker-nice <n>` is passed to agent serve (its default otherwise).
-const workerNice = args.has('--worker-nice') ? ['--worker-nice', String(numberArg('--worker-nice', 10))] : [];
-const entry = args.entry;
+const workerNice = args.has('--worker-nice') ? ['--worker-nice', String(args.number('--worker-nice', 10))] : [];
 const cpuProfDir = args.text('--cpu-prof');
 
-const marker = `bench-calls-${process.pid}-${Date.now().toString(36)}`;
-const tmp = tmpRoot(marker);
-if (entry === 'dist') buildDist();
-const servers = healthyServers(10, marker);
-const names = Object.keys(servers);
-const agent = await startAgent({ entry, servers, marker, tmp, serveArgs: workerNice, ...(cpuProfDir ? { cpuProfDir } : {}) });
+const { agent, names, marker } = await startWithHealthy('calls', 10, { entry: args.entry, serveArgs: workerNice, ...(cpuProfDir ? { cpuProfDir } : {}) });
 type Row = { perSecond: number; p50: number; healthP99: number; main: number; hub: number; workers: number; children: number; client: number };
 const rows: Row[] = [];
 try {
-  await waitHealthy(agent, names, 60_000);
   const load = await startLoad({ url: `${agent.base}/mcp`, clients: 10, tools: names.map((n) => `${n}_agent_echo`), textBytes: 4096, warmupCalls: 20, maxSeconds: repeats * seconds + warmupSeconds + 120 }, marker);
   try {
     await load.loop(1);

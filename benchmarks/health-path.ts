@@ -5,27 +5,20 @@
 //
 //   node --import tsx benchmarks/health-path.ts [--repeats 3] [--seconds 5] [--source] [--cpu-prof <dir>]
 import { saturate } from './lib/load.ts';
-import { fixedBoth, healthyServers, phase } from './lib/phases.ts';
+import { fixedBoth, phase, startWithHealthy } from './lib/phases.ts';
 import { scriptArgs } from './lib/args.ts';
-import { buildDist, startAgent, startBare, tmpRoot, waitHealthy } from './lib/service.ts';
+import { startBare } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
 const args = scriptArgs();
-const numberArg = args.number;
-const repeats = numberArg('--repeats', 3);
-const seconds = numberArg('--seconds', 5);
-const connections = numberArg('--connections', 10);
-const entry = args.entry;
+const repeats = args.number('--repeats', 3);
+const seconds = args.number('--seconds', 5);
+const connections = args.number('--connections', 10);
 const cpuProfDir = args.text('--cpu-prof');
 
-const marker = `bench-health-${process.pid}-${Date.now().toString(36)}`;
-const tmp = tmpRoot(marker);
-if (entry === 'dist') buildDist();
-const servers = healthyServers(10, marker);
-const agent = await startAgent({ entry, servers, marker, tmp, ...(cpuProfDir ? { cpuProfDir } : {}) });
+const { agent, marker, tmp } = await startWithHealthy('health', 10, { entry: args.entry, ...(cpuProfDir ? { cpuProfDir } : {}) });
 const rows: { agent: number; bare: number; mainCpuPct: number; bareCpuPct: number }[] = [];
 try {
-  await waitHealthy(agent, Object.keys(servers), 60_000);
   await sleep(2_000);
   const body = await (await fetch(`${agent.base}/health`)).text();
   const bare = await startBare(body, { marker, tmp });

@@ -1,23 +1,23 @@
 // The `overhead` scenario of the suite alone (about a minute): one client calling `echo`
 // directly over stdio and through the service, with the per-hop breakdown of traced calls.
 //
-//   node --import tsx benchmarks/overhead-only.ts [--source] [--worker-nice <n>]
+//   node --import tsx benchmarks/overhead-only.ts [--source] [--worker-nice <n>] [--warmup <calls>]
+import { scriptArgs } from './lib/args.ts';
 import { agentRunner } from './lib/context.ts';
-import { buildDist, type Entry, type StopReport, tmpRoot } from './lib/service.ts';
+import { buildDist, type StopReport, tmpRoot } from './lib/service.ts';
 import { FULL } from './run.ts';
 import { overhead } from './scenarios/overhead.ts';
 
-const argv = process.argv.slice(2);
-const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
-const niceAt = argv.indexOf('--worker-nice');
-const serveArgs = niceAt >= 0 ? ['--worker-nice', argv[niceAt + 1]!] : [];
+const args = scriptArgs();
+const entry = args.entry;
+const serveArgs = args.has('--worker-nice') ? ['--worker-nice', args.text('--worker-nice')!] : [];
 const marker = `bench-overhead-${process.pid}-${Date.now().toString(36)}`;
 const tmp = tmpRoot(marker);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 if (entry === 'dist') buildDist(log);
 const stops: StopReport[] = [];
 const withAgent = agentRunner({ entry, marker, tmp, readyTimeoutMs: FULL.readyTimeoutMs, settleMs: FULL.settleMs, log, stops });
-const result = await overhead({ marker, tmp, log, withAgent, fixedRate: FULL.fixedRate, connections: FULL.connections }, { ...FULL.overhead, serveArgs, ...(argv.includes("--warmup") ? { warmupCalls: Number(argv[argv.indexOf("--warmup") + 1]) } : {}) }, 'overhead');
+const result = await overhead({ marker, tmp, log, withAgent, fixedRate: FULL.fixedRate, connections: FULL.connections }, { ...FULL.overhead, serveArgs, ...(args.has('--warmup') ? { warmupCalls: args.number('--warmup', 0) } : {}) }, 'overhead');
 const added = result.service.serial.p50 - result.direct.serial.p50;
 process.stdout.write(`1 caller p50: direct ${result.direct.serial.p50.toFixed(2)} ms, service ${result.service.serial.p50.toFixed(2)} ms, added ${added.toFixed(2)} ms\n`);
 process.stdout.write(`${result.callers} callers: direct ${Math.round(result.direct.concurrent.perSecond)} calls/s, service ${Math.round(result.service.concurrent.perSecond)} calls/s\n`);

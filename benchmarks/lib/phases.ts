@@ -3,7 +3,7 @@
 // fixed rate together, and the healthy backends' configuration entries.
 import { type FixedRate, fixedRate, type Saturation } from './load.ts';
 import { childrenCpuMeter, cpuMeter, machineMeter, rssMB, threadCpuMeter } from './procs.ts';
-import { type EldSnapshot, FIXTURES, fixtureServer, type ServerEntry, type ThreadInfo } from './service.ts';
+import { type Agent, buildDist, type EldSnapshot, type Entry, FIXTURES, fixtureServer, type ServerEntry, startAgent, type ThreadInfo, tmpRoot, waitHealthy } from './service.ts';
 import { sleep } from './stats.ts';
 
 export type PhaseCost = {
@@ -69,4 +69,24 @@ export async function steadyRss(pid: number): Promise<number> {
 
 export function healthyServers(count: number, marker: string, prefix = 'h', env: Record<string, string> = {}): Record<string, ServerEntry> {
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, fixtureServer(FIXTURES.healthy, `${prefix}${i}`, marker, {}, env)]));
+}
+
+/**
+ * The small scripts' start: a service with `count` healthy backends (the tsc build unless
+ * `entry` is `source`), returned once every backend is healthy; stopped again if they are not.
+ */
+export async function startWithHealthy(script: string, count: number, options: { entry: Entry; serveArgs?: string[]; cpuProfDir?: string }): Promise<{ agent: Agent; names: string[]; marker: string; tmp: string }> {
+  const marker = `bench-${script}-${process.pid}-${Date.now().toString(36)}`;
+  const tmp = tmpRoot(marker);
+  if (options.entry === 'dist') buildDist();
+  const servers = healthyServers(count, marker);
+  const names = Object.keys(servers);
+  const agent = await startAgent({ entry: options.entry, servers, marker, tmp, serveArgs: options.serveArgs ?? [], ...(options.cpuProfDir ? { cpuProfDir: options.cpuProfDir } : {}) });
+  try {
+    await waitHealthy(agent, names, 60_000);
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+  return { agent, names, marker, tmp };
 }

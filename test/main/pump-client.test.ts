@@ -3,13 +3,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { PumpClient } from '../../lib/main/pump-client.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 import { Messages } from '../../lib/shared/errors.ts';
 
 const LIMIT = 64 * 1024;
+
+/** A bare TCP connection to the test server, for requests fetch cannot make (a body in pieces, a client that leaves). */
+async function rawConnection(url: string): Promise<net.Socket> {
+  const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  return socket;
+}
 
 async function setup() {
   const { port1, port2 } = new MessageChannel();
@@ -63,8 +70,7 @@ test('pump client :: a request with a declared body of at most a window crosses 
 test('pump client :: a declared body that arrives in several pieces still crosses whole, in one message', async () => {
   const p = await setup();
   try {
-    const socket = (await import('node:net')).connect(Number(new URL(p.url).port), '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
+    const socket = await rawConnection(p.url);
     socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n12345');
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(p.hub, [], 'nothing crosses before the body is complete');
@@ -103,8 +109,7 @@ test('pump client :: a body without a declared length streams after its head, th
 test('pump client :: a client that goes away while its whole body is read never reaches the hub', async () => {
   const p = await setup();
   try {
-    const socket = (await import('node:net')).connect(Number(new URL(p.url).port), '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
+    const socket = await rawConnection(p.url);
     socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"partial":');
     await p.until(() => p.client.active === 1, 'the exchange');
     socket.destroy();
