@@ -1,28 +1,78 @@
 // esbuild plugin for the backend and hub bundles: every top-level `const X = <call>` of the MCP SDK's
-// built modules whose initializer uses zod (`z.`) or another schema (`...Schema`) becomes
-// `const X = lazySchema(() => <call>)` (lib/shared/lazy-schema.ts), so a worker builds
-// only the schemas it uses. Parsed with TypeScript's parser; nothing else in the files changes.
+// built modules whose initializer uses zod (`z.`) or another schema (`...Schema`), and the schemas
+// of its era builders (below), become `lazySchema(() => <call>)` (lib/shared/lazy-schema.ts), so a
+// worker builds only the schemas it uses. Parsed with TypeScript's parser; nothing else changes.
 import fs from 'node:fs';
 import ts from 'typescript';
 
 const SDK_FILE = /[\\/]@modelcontextprotocol[\\/](core|client|server)[\\/]dist[\\/][^\\/]+\.mjs$/;
 
-export function wrapSchemas(source, fileName) {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const edits = [];
+// The SDK builds each protocol era's wire schemas in one function (`build`, `build$1`): a few
+// hundred schemas at once, on the first message of that era, 70 % of the zod schemas a backend
+// worker held (benchmarks/README.md). Inside those, every value is a schema: each `const` that is
+// a call (`z.object(...)`, `wireRequest(...)`) or a schema's `.shape`, and each call among the
+// properties of the object literals it defines and returns (shapes, dispatch maps, the result).
+const ERA_BUILDER = /^build(\$\d+)?$/;
+const SCHEMA = '__agentLazySchema';
+const COLLECTION = '__agentLazyCollection';
+
+function isConst(statement) {
+  return ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+}
+
+const usesSchema = (node, file) => /\bz\.|Schema\b/.test(node.getText(file));
+
+/**
+ * Top level: `const X = <call>` whose call uses zod (`z.`) or another schema (`...Schema`); and the
+ * collections derived from schemas as the module loads (`new Set(...Schema...)`, and the calls
+ * among an object literal's properties that use one: the elicitation walker's key sets).
+ */
+function topLevelSchemas(file) {
+  const found = [];
   for (const statement of file.statements) {
-    if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue;
-    for (const declaration of statement.declarationList.declarations) {
-      const init = declaration.initializer;
-      if (!init || !ts.isIdentifier(declaration.name) || !ts.isCallExpression(init)) continue;
-      const text = init.getText(file);
-      if (!/\bz\.|Schema\b/.test(text)) continue;
-      edits.push({ start: init.getStart(file), end: init.getEnd() });
+    if (!isConst(statement)) continue;
+    for (const { name, initializer } of statement.declarationList.declarations) {
+      if (!initializer || !ts.isIdentifier(name)) continue;
+      if (ts.isCallExpression(initializer) && usesSchema(initializer, file)) found.push({ node: initializer, wrap: SCHEMA });
+      else if (ts.isNewExpression(initializer) && usesSchema(initializer, file)) found.push({ node: initializer, wrap: COLLECTION });
+      else if (ts.isObjectLiteralExpression(initializer)) {
+        for (const property of initializer.properties) {
+          if (ts.isPropertyAssignment(property) && ts.isCallExpression(property.initializer) && usesSchema(property.initializer, file)) found.push({ node: property.initializer, wrap: COLLECTION });
+        }
+      }
     }
   }
+  return found;
+}
+
+function eraBuilderSchemas(fn) {
+  const found = [];
+  const calls = (literal) => {
+    for (const property of literal.properties) if (ts.isPropertyAssignment(property) && ts.isCallExpression(property.initializer)) found.push({ node: property.initializer, wrap: SCHEMA });
+  };
+  for (const statement of fn.body?.statements ?? []) {
+    if (ts.isReturnStatement(statement) && statement.expression && ts.isObjectLiteralExpression(statement.expression)) calls(statement.expression);
+    if (!isConst(statement)) continue;
+    for (const { name, initializer } of statement.declarationList.declarations) {
+      if (!initializer || !ts.isIdentifier(name)) continue;
+      if (ts.isCallExpression(initializer) || (ts.isPropertyAccessExpression(initializer) && initializer.name.text === 'shape')) found.push({ node: initializer, wrap: SCHEMA });
+      else if (ts.isObjectLiteralExpression(initializer)) calls(initializer);
+    }
+  }
+  return found;
+}
+
+export function wrapSchemas(source, fileName) {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const found = topLevelSchemas(file);
+  for (const statement of file.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name && ERA_BUILDER.test(statement.name.text)) found.push(...eraBuilderSchemas(statement));
+  }
+  // Replaced from the end, so the offsets of the ones before stay right; none of them nests in another.
+  const edits = found.map(({ node, wrap }) => ({ start: node.getStart(file), end: node.getEnd(), wrap })).sort((a, b) => b.start - a.start);
   let out = source;
-  for (const { start, end } of edits.reverse()) out = `${out.slice(0, start)}__agentLazySchema(() => (${out.slice(start, end)}))${out.slice(end)}`;
-  return { contents: edits.length ? `import { lazySchema as __agentLazySchema } from ${JSON.stringify(LAZY)};\n${out}` : source, count: edits.length };
+  for (const { start, end, wrap } of edits) out = `${out.slice(0, start)}${wrap}(() => (${out.slice(start, end)}))${out.slice(end)}`;
+  return { contents: edits.length ? `import { lazySchema as ${SCHEMA}, lazyCollection as ${COLLECTION} } from ${JSON.stringify(LAZY)};\n${out}` : source, count: edits.length };
 }
 
 const LAZY = new URL('../lib/shared/lazy-schema.ts', import.meta.url).pathname;

@@ -1,5 +1,6 @@
-// The two parts of rate-limiter-flexible a backend worker uses, imported alone: its package
-// entry loads every store (Redis, Mongo, Postgres, cluster ...) for nothing.
+// The two parts of rate-limiter-flexible the service uses (the health quota, the stderr limits),
+// imported alone: its package entry loads every store (Redis, Mongo, Postgres, cluster ...) for
+// nothing.
 declare module 'rate-limiter-flexible/lib/RateLimiterMemory.js' {
   import { RateLimiterMemory } from 'rate-limiter-flexible';
   export default RateLimiterMemory;

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../shared/logger.ts';
 import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 import { makeCodeCache } from './code-cache-hook.ts';
 import { HubPorts } from './hub-ports.ts';
+import { collectOnceSettled } from './settled-gc.ts';
 import { BackendRunner } from './runner.ts';
 
 export type HostedBackend = {
@@ -47,6 +48,7 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
       case 'connected':
         // The code that connects has run: a code cache made now holds it for the next workers.
         setImmediate(makeCodeCache);
+        collectOnceSettled();
         inventory = event.inventory;
         hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory, capabilities: event.capabilities });
         return toMain({ v: 1, type: 'connected', at: event.at, pid: event.pid, protocolVersion: event.protocolVersion, counts: countsOf(event.inventory) });

@@ -31,6 +31,7 @@ import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
 import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import { CodeCache } from './code-cache.ts';
+import { exposeGcToWorkers } from './expose-gc.ts';
 import { StartQueue } from './start-queue.ts';
 import { ConfigReloader } from './reloader.ts';
 import { runShutdown } from './shutdown.ts';
@@ -84,6 +85,7 @@ export type ServeSeams = { hubWorker?: { file: string; workerData: Record<string
 
 export async function serve(options: ServeOptions, seams: ServeSeams = {}): Promise<RunningService> {
   const startedAt = Date.now();
+  exposeGcToWorkers();
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
   process.on('unhandledRejection', (reason) => log.error({ error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));

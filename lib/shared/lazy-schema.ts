@@ -25,3 +25,22 @@ export function lazySchema<T extends object>(make: () => T): T {
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
 }
+
+/**
+ * The same for a collection the SDK derives from schemas when its module loads (a `Set` of the
+ * keys of an elicitation schema's shape): built, and its schemas with it, on first use. Its
+ * methods run on the built collection, whose internal slots the stand-in does not have.
+ */
+export function lazyCollection<T extends object>(make: () => T): T {
+  let built: T | undefined;
+  const real = (): T => (built ??= make());
+  return new Proxy({} as T, {
+    get: (_target, key) => {
+      const target = real();
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    has: (_target, key) => Reflect.has(real(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+  });
+}

@@ -1,7 +1,9 @@
 // The health-route quota of decisions §5: one bucket per client IP (IPv6 per /56), shared by
 // every health route, with trusted probe sources exempt.
 import net from 'node:net';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// The memory limiter alone (types/rate-limiter-flexible-parts.d.ts): the package entry loads every store.
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
 import { AgentError, Code } from '../../shared/errors.ts';
 
 export type RateLimitOptions = { limit: number; windowSeconds: number; exempt: string[] };
