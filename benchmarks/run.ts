@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { type FixedRate, saturate } from './lib/load.ts';
 import { agentRunner, type ScenarioContext, type WithAgent } from './lib/context.ts';
 import { type CallFigures, connectHttp, connectStdio, floodRate, floodStats, measureCalls } from './lib/mcp.ts';
-import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase } from './lib/phases.ts';
+import { type FixedPhase, fixedBoth, healthyServers, phase, type SaturationPhase, settledRss } from './lib/phases.ts';
 import type { CallWindow } from './lib/load-client.ts';
 import { checkProfile, mainThreadProfile, type ProfileCheck } from './lib/profile-check.ts';
 import { killPids, processesWith } from './lib/procs.ts';
@@ -60,6 +60,8 @@ export type BenchOptions = {
   scaleAfterSeconds: number;
   /** `agent mcp status` runs timed in `scale` and `large`. */
   statusRuns: number;
+  /** RSS read again this long after ready, once the service has settled (empty, scale, large), s. */
+  settledSeconds: number;
   toolSerialSeconds: number;
   toolConcurrentSeconds: number;
   toolCallers: number;
@@ -93,6 +95,7 @@ export const FULL: BenchOptions = {
   largeBackends: 200,
   scaleAfterSeconds: 10,
   statusRuns: 3,
+  settledSeconds: 60,
   toolSerialSeconds: 0.5,
   toolConcurrentSeconds: 1.5,
   toolCallers: 10,
@@ -129,6 +132,7 @@ export const QUICK: BenchOptions = {
   scaleBackends: 20,
   largeBackends: 20,
   scaleAfterSeconds: 3,
+  settledSeconds: 20,
   toolSerialSeconds: 0.3,
   toolConcurrentSeconds: 0.8,
   floodSeconds: 2,
@@ -161,14 +165,15 @@ export type Round = {
   round: number;
   /** 1-minute load average when the round started and ended. */
   loadAverage: { start: number; end: number };
-  empty: { rssMB: number; listeningMs: number };
+  /** RSS once listening (after `settleMs`), and `settledSeconds` later. */
+  empty: { rssMB: number; settledRssMB: number; listeningMs: number };
   idle: AgentScenario & { toolCalls: { mcpLegacy: CallFigures; mcpAuto: CallFigures } };
   direct: { toolCalls: CallFigures };
   bare: BareScenario;
   churn: AgentScenario & { flooders: { name: string; mbps: number }[]; crasherConnects: number; crasherConnectsPerSecond: number; readyBody: unknown };
   bareChurn: BareChurn;
   /** With, from issue 14, /health probed during the start-up and after it, and `agent mcp status` timed. */
-  scale: AgentScenario & Pick<ScaleRun, 'startup' | 'after' | 'status'>;
+  scale: AgentScenario & Pick<ScaleRun, 'startup' | 'after' | 'status' | 'rssSettledMB'>;
   plain: { readyMs: number; connectMs: number; count: number };
   /** `largeBackends` healthy backends, and the plain script with as many. */
   large: ScaleRun;
@@ -238,7 +243,11 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
     for (let r = 1; r <= o.rounds; r++) {
       const roundLoadStart = os.loadavg()[0]!;
       // 0 backends: the RSS floor.
-      const empty = await withAgent(`round ${r}: empty (0 backends)`, {}, [], async (agent, readyMs, rss) => ({ rssMB: rss, listeningMs: readyMs }));
+      const empty = await withAgent(`round ${r}: empty (0 backends)`, {}, [], async (agent, readyMs, rss) => ({
+        rssMB: rss,
+        settledRssMB: await settledRss(agent.pid, performance.now() - o.settleMs, o.settledSeconds),
+        listeningMs: readyMs,
+      }));
 
       // idle: healthy backends, then tool calls through /mcp.
       const idleNames = Object.keys(healthyServers(o.idleBackends, marker));
@@ -315,7 +324,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
 
       // scale: many healthy backends, probed while they start and after; then the plain script
       // spawns and initializes the same backends (scenarios/scale.ts).
-      const scaleOptions = { entry: o.entry, rate: o.fixedRate, afterSeconds: o.scaleAfterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns };
+      const scaleOptions = { entry: o.entry, rate: o.fixedRate, afterSeconds: o.scaleAfterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns, settledSeconds: o.settledSeconds };
       const scaleRun = await scale(ctx, { ...scaleOptions, backends: o.scaleBackends }, `round ${r}: scale (${o.scaleBackends} healthy)`, stops, async (agent) => {
         const sample = await (await fetch(`${agent.base}/health`)).text();
         return { bodyBytes: Buffer.byteLength(sample), ...(await agentPhases(agent, false)) };
@@ -324,6 +333,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         backends: o.scaleBackends,
         readyMs: scaleRun.readyMs,
         rssMB: scaleRun.rssMB,
+        rssSettledMB: scaleRun.rssSettledMB,
         bodyBytes: scaleRun.bodyBytes!,
         saturationHealth: scaleRun.saturationHealth!,
         saturationLive: null,
@@ -448,6 +458,7 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
     largePlainReadyMs: m((r) => r.large.plain.readyMs),
     largeRssMB: m((r) => r.large.rssMB),
     largePerBackendRssMB: m((r) => (r.large.rssMB - r.empty.rssMB) / r.large.backends),
+    largePerBackendSettledRssMB: m((r) => (r.large.rssSettledMB - r.empty.settledRssMB) / r.large.backends),
     largeStartupP99: m((r) => r.large.startup.p99),
     largeAfterP99: m((r) => r.large.after.p99),
     largeStatusMs: m((r) => r.large.status.p50),
@@ -456,6 +467,8 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
     rssIdleMB: m((r) => r.idle.rssMB),
     rssScaleMB: m((r) => r.scale.rssMB),
     perBackendRssMB: m((r) => perBackend(r, o)),
+    rss0SettledMB: m((r) => r.empty.settledRssMB),
+    perBackendSettledRssMB: m((r) => perBackendSettled(r, o)),
     toolSerialP50Mcp: m((r) => r.idle.toolCalls.mcpLegacy.serial.p50),
     toolSerialP50Direct: m((r) => r.direct.toolCalls.serial.p50),
     toolP50Mcp: m((r) => r.idle.toolCalls.mcpLegacy.concurrent.p50),
@@ -494,8 +507,11 @@ function summarize(rounds: Round[], o: BenchOptions): { summary: Record<string, 
   add('event-loop delay p99, worst churn phase (ms)', '≤ 5', per(churnEldMax), Math.max(...per(churnEldMax)), 5, true);
   // issue 14 (the ready target was 1.5 before it)
   add(`${o.scaleBackends} backends ready, service ÷ plain script`, '≤ 1.2', per((r) => r.scale.readyMs / r.plain.readyMs), s.scaleReadyMs! / s.plainReadyMs!, 1.2, true);
-  add('RSS per backend (MB)', '≤ 15', per((r) => perBackend(r, o)), s.perBackendRssMB!, 15, true);
-  add('RSS with no backends, hub included (MB)', '≤ 80', per((r) => r.empty.rssMB), s.rss0MB!, 80, true);
+  // Memory twice: just after ready (the start-up's transient) and once the service has settled (what it holds while it runs).
+  add('RSS per backend, at ready (MB)', '≤ 15', per((r) => perBackend(r, o)), s.perBackendRssMB!, 15, true);
+  add(`RSS per backend, settled ${o.settledSeconds} s (MB)`, '≤ 15', per((r) => perBackendSettled(r, o)), s.perBackendSettledRssMB!, 15, true);
+  add('RSS with no backends, hub included, at ready (MB)', '≤ 80', per((r) => r.empty.rssMB), s.rss0MB!, 80, true);
+  add(`RSS with no backends, hub included, settled ${o.settledSeconds} s (MB)`, '≤ 80', per((r) => r.empty.settledRssMB), s.rss0SettledMB!, 80, true);
   add(`/health p99 at 200/s, ${o.scaleBackends} backends: during start-up ÷ after`, '≤ 2', per((r) => r.scale.startup.p99 / r.scale.after.p99), s.scaleStartupP99! / s.scaleAfterP99!, 2, true);
   add('tool call p50, 10 callers: /mcp − direct (ms)', '≤ 1', per((r) => r.idle.toolCalls.mcpLegacy.concurrent.p50 - r.direct.toolCalls.concurrent.p50), s.toolP50Mcp! - s.toolP50Direct!, 1, true);
   add('tool call p50, 1 caller: /mcp − direct (ms)', '≤ 1', per((r) => r.idle.toolCalls.mcpLegacy.serial.p50 - r.direct.toolCalls.serial.p50), s.toolSerialP50Mcp! - s.toolSerialP50Direct!, 1, true);
@@ -519,6 +535,10 @@ function churnEldMax(r: Round): number {
 
 function perBackend(r: Round, o: BenchOptions): number {
   return (r.scale.rssMB - r.empty.rssMB) / o.scaleBackends;
+}
+
+function perBackendSettled(r: Round, o: BenchOptions): number {
+  return (r.scale.rssSettledMB - r.empty.settledRssMB) / o.scaleBackends;
 }
 
 function fmt(v: number): string {
@@ -566,6 +586,7 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('churn: crasher (re)connects during the phases', (r) => [r.churn.crasherConnects]);
   row('churn: flooders captured MB/s', (r) => r.churn.flooders.map((f) => f.mbps));
   row('RSS MB: 0 / idle / scale backends', (r) => [r.empty.rssMB, r.idle.rssMB, r.scale.rssMB]);
+  row('RSS MB settled: 0 / scale backends / per backend', (r) => [r.empty.settledRssMB, r.scale.rssSettledMB, (r.scale.rssSettledMB - r.empty.settledRssMB) / r.scale.backends]);
   row('plain script: scale backends ready ms', (r) => [r.plain.readyMs]);
   // issue 14
   row('scale: /health at 200/s during start-up p50 / p99 / max ms', (r) => fix(r.scale.startup));
@@ -573,6 +594,7 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('scale: `agent mcp status` ms (p50 / max)', (r) => [r.scale.status.p50, r.scale.status.max]);
   row('large: backends / ready ms / plain script ms / ready ÷ plain', (r) => [r.large.backends, r.large.readyMs, r.large.plain.readyMs, r.large.readyMs / r.large.plain.readyMs]);
   row('large: RSS MB / RSS per backend MB', (r) => [r.large.rssMB, (r.large.rssMB - r.empty.rssMB) / r.large.backends]);
+  row('large settled: RSS MB / RSS per backend MB', (r) => [r.large.rssSettledMB, (r.large.rssSettledMB - r.empty.settledRssMB) / r.large.backends]);
   row('large: /health during start-up p50 / p99 / max ms', (r) => fix(r.large.startup));
   row('large: /health after start-up p50 / p99 / max ms', (r) => fix(r.large.after));
   row('large: `agent mcp status` ms (p50 / max)', (r) => [r.large.status.p50, r.large.status.max]);

@@ -3,7 +3,7 @@
 // concurrency asked for, each followed by the plain script with the same backends.
 //
 //   node --import tsx benchmarks/scale.ts [--backends 50] [--concurrency 2[,4,...]] [--rounds 1]
-//                                          [--rate 200] [--after 5] [--source] [--no-write] [-- <serve flags>]
+//                                          [--rate 200] [--after 5] [--settled 60] [--source] [--no-write] [-- <serve flags>]
 //
 // `--concurrency` values go to `agent serve --worker-start-concurrency` (0 = no limit; `default`
 // = the flag left out). Prints one row per run with the 1-minute load average and writes
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { ScenarioContext } from './lib/context.ts';
 import { killPids, processesWith } from './lib/procs.ts';
 import { BENCH, buildDist, type Entry, startAgent, type StopReport, tmpRoot, waitHealthy } from './lib/service.ts';
-import { steadyRss } from './lib/phases.ts';
+import { settledRss, steadyRss } from './lib/phases.ts';
 import { round, sleep } from './lib/stats.ts';
 import { scale, type ScaleRun } from './scenarios/scale.ts';
 
@@ -30,18 +30,22 @@ export type ScaleBenchOptions = {
   settleMs: number;
   readyTimeoutMs: number;
   statusRuns: number;
+  /** RSS read again this long after ready, once the service has settled (`--settled`), s. */
+  settledSeconds: number;
   log: (line: string) => void;
 };
 
-export type ScaleRow = ScaleRun & { round: number; concurrency: number | 'default'; emptyRssMB: number };
+export type ScaleRow = ScaleRun & { round: number; concurrency: number | 'default'; emptyRssMB: number; emptySettledRssMB: number };
 
-/** RSS of a service with no backends once its configuration has loaded and it settled, MB. */
-async function emptyRss(o: ScaleBenchOptions, ctx: ScenarioContext, stops: StopReport[]): Promise<number> {
+/** RSS of a service with no backends once its configuration has loaded, and `settledSeconds` later, MB. */
+async function emptyRss(o: ScaleBenchOptions, ctx: ScenarioContext, stops: StopReport[]): Promise<{ atReady: number; settled: number }> {
   const agent = await startAgent({ entry: o.entry, servers: {}, marker: ctx.marker, tmp: ctx.tmp, serveArgs: o.serveArgs });
   try {
     await waitHealthy(agent, [], o.readyTimeoutMs);
+    const readyAt = performance.now();
     await sleep(Math.max(o.settleMs, 1000));
-    return await steadyRss(agent.pid);
+    const atReady = await steadyRss(agent.pid);
+    return { atReady, settled: await settledRss(agent.pid, readyAt, o.settledSeconds) };
   } finally {
     stops.push(await agent.stop());
   }
@@ -67,16 +71,16 @@ export async function runScaleBench(o: ScaleBenchOptions): Promise<{ rows: Scale
   try {
     for (let r = 1; r <= o.rounds; r++) {
       ctx.log(`round ${r}: empty service`);
-      const emptyRssMB = await emptyRss(o, ctx, stops);
+      const empty = await emptyRss(o, ctx, stops);
       for (const c of o.concurrency) {
         const serveArgs = [...o.serveArgs, ...(c === 'default' ? [] : ['--worker-start-concurrency', String(c)])];
         const run = await scale(
           ctx,
-          { backends: o.backends, entry: o.entry, rate: o.rate, afterSeconds: o.afterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns, serveArgs },
+          { backends: o.backends, entry: o.entry, rate: o.rate, afterSeconds: o.afterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns, settledSeconds: o.settledSeconds, serveArgs },
           `round ${r}: ${o.backends} backends, start concurrency ${c}`,
           stops,
         );
-        rows.push({ ...run, round: r, concurrency: c, emptyRssMB });
+        rows.push({ ...run, round: r, concurrency: c, emptyRssMB: empty.atReady, emptySettledRssMB: empty.settled });
       }
     }
   } finally {
@@ -100,6 +104,7 @@ export function scaleTable(rows: ScaleRow[]): Record<string, unknown>[] {
     'RSS 0 MB': round(r.emptyRssMB, 1),
     'RSS MB': round(r.rssMB, 1),
     'MB/backend': round((r.rssMB - r.emptyRssMB) / r.backends, 2),
+    'settled: RSS 0 / MB/backend': `${round(r.emptySettledRssMB, 1)} / ${round((r.rssSettledMB - r.emptySettledRssMB) / r.backends, 2)}`,
     'start p50/p99/max ms': `${round(r.startup.p50, 1)} / ${round(r.startup.p99, 1)} / ${round(r.startup.max, 1)}`,
     'after p99 ms': round(r.after.p99, 2),
     'p99 ÷': round(r.startup.p99 / r.after.p99, 1),
@@ -130,6 +135,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     // 200 backends on a busy 2-core machine can take minutes.
     readyTimeoutMs: 600_000,
     statusRuns: 3,
+    settledSeconds: Number(argValue(argv, '--settled') ?? 60),
     log: (line) => process.stderr.write(`${line}\n`),
   };
   const loadStart = os.loadavg();

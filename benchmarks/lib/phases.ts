@@ -67,6 +67,17 @@ export async function steadyRss(pid: number): Promise<number> {
   return reads.sort((a, b) => a - b)[2]!;
 }
 
+/**
+ * The RSS once the service has settled: read `seconds` after `since` (a performance.now() time).
+ * An idle service returns memory for a while after it starts: V8's memory reducer collects an
+ * idle isolate's heap some seconds after its last major GC and the pages go back (the empty
+ * service 86 → 76 MB within 15-30 s, 20 backends 424 → 343 MB within 60-90 s; benchmarks/README.md).
+ */
+export async function settledRss(pid: number, since: number, seconds: number): Promise<number> {
+  await sleep(Math.max(0, since + seconds * 1000 - performance.now()));
+  return steadyRss(pid);
+}
+
 export function healthyServers(count: number, marker: string, prefix = 'h', env: Record<string, string> = {}): Record<string, ServerEntry> {
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, fixtureServer(FIXTURES.healthy, `${prefix}${i}`, marker, {}, env)]));
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioContext } from '../lib/context.ts';
 import { type FixedRate, fixedRate, fixedRateUntil } from '../lib/load.ts';
-import { healthyServers, steadyRss } from '../lib/phases.ts';
+import { healthyServers, settledRss, steadyRss } from '../lib/phases.ts';
 import { type Agent, BENCH, cleanEnv, type Entry, FIXTURES, ROOT, runScript, startAgent, type StopReport, waitHealthy } from '../lib/service.ts';
 import { latencySummary, sleep } from '../lib/stats.ts';
 
@@ -23,6 +23,8 @@ export type ScaleOptions = {
   readyTimeoutMs: number;
   /** `agent mcp status` runs timed. */
   statusRuns: number;
+  /** RSS read again this long after every backend was healthy, once the service has settled, s. */
+  settledSeconds: number;
   serveArgs?: string[];
 };
 
@@ -32,7 +34,9 @@ export type ScaleRun = {
   /** 1-minute load average when the scenario started. */
   load: number;
   readyMs: number;
+  /** RSS `settleMs` after every backend was healthy, and `settledSeconds` after (benchmarks/lib/phases.ts, settledRss). */
   rssMB: number;
+  rssSettledMB: number;
   /** /health from listening until every backend was healthy, and once they were. */
   startup: FixedRate;
   after: FixedRate;
@@ -83,6 +87,7 @@ export async function scale<T extends object = object>(ctx: ScenarioContext, o: 
     const ready = waitHealthy(agent, Object.keys(servers), o.readyTimeoutMs);
     const startup = await fixedRateUntil(`${agent.base}/health`, o.rate, ready, o.readyTimeoutMs / 1000);
     const readyMs = await ready;
+    const readyAt = performance.now();
     await sleep(o.settleMs);
     const rssMB = await steadyRss(agent.pid);
     const limits = processLimits(agent.pid);
@@ -91,7 +96,9 @@ export async function scale<T extends object = object>(ctx: ScenarioContext, o: 
     const times: number[] = [];
     for (let i = 0; i < o.statusRuns; i++) times.push(await timeStatus(agent.cli, agent.configFile));
     const { p50, max } = latencySummary(times);
-    run = { backends: o.backends, serveArgs: o.serveArgs ?? [], load, readyMs, rssMB, startup, after, status: { p50, max }, limits, smaps, ...((await more?.(agent)) ?? {}) } as typeof run;
+    const extra: Partial<T> = (await more?.(agent)) ?? {};
+    const rssSettledMB = await settledRss(agent.pid, readyAt, o.settledSeconds);
+    run = { backends: o.backends, serveArgs: o.serveArgs ?? [], load, readyMs, rssMB, rssSettledMB, startup, after, status: { p50, max }, limits, smaps, ...extra } as typeof run;
   } finally {
     stops.push(await agent.stop());
   }

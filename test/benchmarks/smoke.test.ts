@@ -27,6 +27,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     largeBackends: 3,
     scaleAfterSeconds: 0.3,
     statusRuns: 1,
+    settledSeconds: 0.2,
     toolSerialSeconds: 0.1,
     toolConcurrentSeconds: 0.2,
     toolCallers: 2,
@@ -64,6 +65,9 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['RSS with 0 backends', round.empty.rssMB],
     ['RSS idle', round.idle.rssMB],
     ['RSS scale', round.scale.rssMB],
+    ['RSS empty, settled', round.empty.settledRssMB],
+    ['RSS scale, settled', round.scale.rssSettledMB],
+    ['RSS large, settled', round.large.rssSettledMB],
     ['idle event-loop samples', round.idle.fixed.eld.samples],
     ['/mcp tool calls per second', round.idle.toolCalls.mcpLegacy.concurrent.perSecond],
     ['/mcp tool call p50', round.idle.toolCalls.mcpLegacy.serial.p50],
@@ -106,7 +110,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   assert.is(round.large.plain.count, 3, 'the plain script started as many backends as large');
   assert.ok(round.scale.startup.sent >= 1, 'the start-up was probed');
   assert.ok(round.large.limits.threads > 3 && round.large.limits.fds > 3 && round.large.limits.maps > 10, 'threads, fds and mappings read');
-  assert.is(result.targets.length, 18);
+  assert.is(result.targets.length, 20);
   for (const t of result.targets) assert.ok(Number.isFinite(t.achieved), `${t.name}: ${t.achieved}`);
   assert.ok(result.table.includes('TARGET'), 'the table lists the targets');
   assert.equal(result.leftovers, [], 'no process left behind');
