@@ -22,6 +22,11 @@ function isConst(statement) {
 
 const usesSchema = (node, file) => /\bz\.|Schema\b/.test(node.getText(file));
 
+/** The calls among an object literal's properties that `keep` accepts, each to be wrapped with `wrap`. */
+function propertyCalls(literal, wrap, keep = () => true) {
+  return literal.properties.filter((p) => ts.isPropertyAssignment(p) && ts.isCallExpression(p.initializer) && keep(p.initializer)).map((p) => ({ node: p.initializer, wrap }));
+}
+
 /**
  * Top level: `const X = <call>` whose call uses zod (`z.`) or another schema (`...Schema`); and the
  * collections derived from schemas as the module loads (`new Set(...Schema...)`, and the calls
@@ -35,11 +40,7 @@ function topLevelSchemas(file) {
       if (!initializer || !ts.isIdentifier(name)) continue;
       if (ts.isCallExpression(initializer) && usesSchema(initializer, file)) found.push({ node: initializer, wrap: SCHEMA });
       else if (ts.isNewExpression(initializer) && usesSchema(initializer, file)) found.push({ node: initializer, wrap: COLLECTION });
-      else if (ts.isObjectLiteralExpression(initializer)) {
-        for (const property of initializer.properties) {
-          if (ts.isPropertyAssignment(property) && ts.isCallExpression(property.initializer) && usesSchema(property.initializer, file)) found.push({ node: property.initializer, wrap: COLLECTION });
-        }
-      }
+      else if (ts.isObjectLiteralExpression(initializer)) found.push(...propertyCalls(initializer, COLLECTION, (call) => usesSchema(call, file)));
     }
   }
   return found;
@@ -47,16 +48,13 @@ function topLevelSchemas(file) {
 
 function eraBuilderSchemas(fn) {
   const found = [];
-  const calls = (literal) => {
-    for (const property of literal.properties) if (ts.isPropertyAssignment(property) && ts.isCallExpression(property.initializer)) found.push({ node: property.initializer, wrap: SCHEMA });
-  };
   for (const statement of fn.body?.statements ?? []) {
-    if (ts.isReturnStatement(statement) && statement.expression && ts.isObjectLiteralExpression(statement.expression)) calls(statement.expression);
+    if (ts.isReturnStatement(statement) && statement.expression && ts.isObjectLiteralExpression(statement.expression)) found.push(...propertyCalls(statement.expression, SCHEMA));
     if (!isConst(statement)) continue;
     for (const { name, initializer } of statement.declarationList.declarations) {
       if (!initializer || !ts.isIdentifier(name)) continue;
       if (ts.isCallExpression(initializer) || (ts.isPropertyAccessExpression(initializer) && initializer.name.text === 'shape')) found.push({ node: initializer, wrap: SCHEMA });
-      else if (ts.isObjectLiteralExpression(initializer)) calls(initializer);
+      else if (ts.isObjectLiteralExpression(initializer)) found.push(...propertyCalls(initializer, SCHEMA));
     }
   }
   return found;

@@ -6,9 +6,14 @@
 // lazySchema(): the schema is built the first time anything touches it. The stand-in forwards
 // every operation to the built schema, so the SDK works with it as with the schema itself; only
 // identity differs (the stand-in is not the built object), which the SDK does not rely on.
-export function lazySchema<T extends object>(make: () => T): T {
+/** `make`, called once, on the first read. */
+function once<T>(make: () => T): () => T {
   let built: T | undefined;
-  const real = (): T => (built ??= make());
+  return () => (built ??= make());
+}
+
+export function lazySchema<T extends object>(make: () => T): T {
+  const real = once(make);
   return new Proxy({} as T, {
     get: (_target, key) => Reflect.get(real(), key, real()),
     set: (_target, key, value) => Reflect.set(real(), key, value),
@@ -32,8 +37,7 @@ export function lazySchema<T extends object>(make: () => T): T {
  * methods run on the built collection, whose internal slots the stand-in does not have.
  */
 export function lazyCollection<T extends object>(make: () => T): T {
-  let built: T | undefined;
-  const real = (): T => (built ??= make());
+  const real = once(make);
   return new Proxy({} as T, {
     get: (_target, key) => {
       const target = real();
