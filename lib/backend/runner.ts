@@ -124,12 +124,17 @@ export class BackendRunner {
       transport = this.spec.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
     }
 
+    // One connectionTimeout bounds initialize and the first reading of the lists: a backend is
+    // not connected until its lists are known, and requestTimeout is for calls, not for that.
+    const deadline = Date.now() + this.spec.connectionTimeout;
+    let phase: ConnectPhase = 'initialize';
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
       await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
       // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
       if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
-      const inventory = await this.readInventory(client);
+      phase = 'lists';
+      const inventory = await this.readInventory(client, Math.max(1, deadline - Date.now()));
       if (generation !== this.generation) return;
       this.connected = true;
       this.reconnectAttempt = 0;
@@ -145,7 +150,7 @@ export class BackendRunner {
       this.watchAfterConnect(generation, client, stdio);
     } catch (error) {
       if (generation !== this.generation) return;
-      const { wire, exit } = await this.startError(error, stdio);
+      const { wire, exit } = await this.startError(error, stdio, phase);
       if (generation !== this.generation) return;
       await this.endConnection(FAILED_START_GRACE_MS);
       // A stop() or start() that came meanwhile wins: this attempt is no longer reported.
@@ -239,20 +244,21 @@ export class BackendRunner {
 
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
   // broken pipe better than the pipe error the client saw first.
-  private async startError(error: unknown, stdio: StdioConnection | null): Promise<{ wire: WireError; exit: ExitInfo | null }> {
+  private async startError(error: unknown, stdio: StdioConnection | null, phase: ConnectPhase): Promise<{ wire: WireError; exit: ExitInfo | null }> {
     if (stdio) {
       const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
       if (end) return { wire: describeEnd(this.spec as StdioSpec, end, 'during initialize', stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    if (/timed? ?out/i.test(wire.message)) wire.message = `MCP initialize timed out after ${this.spec.connectionTimeout} ms (connectionTimeout)`;
+    if (/timed? ?out/i.test(wire.message)) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
     return { wire, exit: null };
   }
 
-  private async readInventory(client: Client): Promise<Inventory> {
+  // `timeout` bounds each list request: the rest of connectionTimeout at connect, requestTimeout after.
+  private async readInventory(client: Client, timeout: number): Promise<Inventory> {
     const caps = client.getServerCapabilities() ?? {};
     // 'refresh': the client's response cache must not hide a change the backend announced.
-    const options = { timeout: this.spec.requestTimeout, cacheMode: 'refresh' as const };
+    const options = { timeout, cacheMode: 'refresh' as const };
     const cacheHints: NonNullable<Inventory['cacheHints']> = {};
     // A 2026-07-28 backend says how long each list may be reused; the hub's aggregated lists follow it.
     const hinted = <T>(kind: keyof typeof cacheHints, result: Record<string, unknown>, items: T[]): T[] => {
@@ -273,7 +279,7 @@ export class BackendRunner {
   private async refreshInventory(client: Client): Promise<void> {
     if (this.client !== client || this.stopping) return;
     try {
-      const inventory = await this.readInventory(client);
+      const inventory = await this.readInventory(client, this.spec.requestTimeout);
       if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
     } catch (error) {
       this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory');
@@ -512,6 +518,15 @@ class ChildEndedError extends Error {
   constructor() {
     super('the backend process ended during initialize');
   }
+}
+
+// Where a start was when it failed: a timeout names the step that ran out of connectionTimeout.
+type ConnectPhase = 'initialize' | 'lists';
+
+function connectTimeoutMessage(phase: ConnectPhase, connectionTimeout: number): string {
+  return phase === 'initialize'
+    ? `MCP initialize timed out after ${connectionTimeout} ms (connectionTimeout)`
+    : `reading the backend's tools, resources and prompts timed out: initialize and the lists share ${connectionTimeout} ms (connectionTimeout)`;
 }
 
 function childEnded(): never {

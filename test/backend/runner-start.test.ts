@@ -76,4 +76,34 @@ test('runner start :: a start while connected stops the connected child complete
   }
 });
 
+// The lists are read as part of connecting: a requestTimeout shorter than they take does not fail the start.
+const listsSlowly = (listDelayMs: number, timeouts: { connectionTimeout: number; requestTimeout: number }) =>
+  stdioSpec('lists-slowly', backendFixture('lists-slowly.mjs'), { protocolVersion: 'legacy', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LIST_DELAY_MS: String(listDelayMs) }, ...timeouts });
+
+test('runner start :: the first lists are bounded by connectionTimeout, not requestTimeout', async () => {
+  const h = harness(listsSlowly(800, { connectionTimeout: 10_000, requestTimeout: 200 }));
+  try {
+    await bounded(h.runner.start(), 'the start');
+    const connected = await h.next('connected');
+    assert.ok(connected.type === 'connected' && connected.inventory.tools.map((t) => t.name).join() === 'pid', JSON.stringify(connected));
+    const answer = await h.runner.request(call('pid'));
+    assert.equal(answer.ok && answer.result.content, [{ type: 'text', text: String(connected.pid) }], 'calls keep their requestTimeout and are served');
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: lists slower than connectionTimeout fail the start with a message naming the lists', async () => {
+  const h = harness(listsSlowly(5_000, { connectionTimeout: 1_000, requestTimeout: 60_000 }));
+  try {
+    await bounded(h.runner.start(), 'the start');
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.is(failed.error.message, "reading the backend's tools, resources and prompts timed out: initialize and the lists share 1000 ms (connectionTimeout)");
+    assert.equal(types(h.events), ['connecting', 'failed']);
+  } finally {
+    await h.close();
+  }
+});
+
 test.run();

@@ -43,8 +43,10 @@ E.before(async () => {
   svc = await startService({ config: { mcpServers: servers }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0', '--allowed-origins', 'http://localhost:6274'] });
   await svc.waitFor(async () => {
     const { body } = await svc.get('/health');
-    return body.servers?.details?.length === 9 && body.servers.details.every((d: any) => d.status !== 'disconnected') && body;
-  }, 'every backend connected or failed', 20_000);
+    // legacy-pinned cannot connect (it is made to fail); every other backend must have.
+    const details: any[] = body.servers?.details ?? [];
+    return details.length === 9 && details.every((d) => (d.name === 'legacy-pinned' ? d.status === 'error' : d.status === 'connected')) && body;
+  }, 'every backend connected, legacy-pinned failed', 30_000);
 });
 
 E.after(async () => {
