@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { StdioSpec } from '../config/types.ts';
 import { forgetChild, procStartTime, recordChild } from '../shared/child-records.ts';
 import { lowerProcessPriority } from '../shared/priority.ts';
+import { lowerChildAutogroup } from './child-autogroup.ts';
 import type { Logger } from '../shared/logger.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
@@ -52,8 +53,16 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
   const { log, stateDir, maxMessageBytes } = options;
   const child = spawnChild(spec);
   const pid = child.pid;
-  // The child inherited the worker thread's priority at fork; this makes it explicit.
-  if (pid !== null && options.nice) lowerProcessPriority(pid, options.nice);
+  // The child inherited the worker thread's priority at fork; this makes it explicit. Its own
+  // session is its own autogroup on many kernels: that group goes below the service too.
+  if (pid !== null && options.nice) {
+    lowerProcessPriority(pid, options.nice);
+    const autogroup = lowerChildAutogroup(pid, options.nice);
+    void child.exited.then(() => autogroup.cancel());
+    void autogroup.settled.then((result) => {
+      if (result.outcome === 'failed' || result.outcome === 'busy') log.debug({ pid, outcome: result.outcome, ...('reason' in result ? { reason: result.reason } : {}) }, "the child's autogroup keeps its CPU weight");
+    });
+  }
   if (stateDir !== null && pid !== null && record(stateDir, spec, pid, log)) {
     void child.exited.then(() => {
       try {

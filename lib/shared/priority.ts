@@ -34,6 +34,49 @@ export function lowerThreadPriority(nice: number): PriorityOutcome {
   }
 }
 
+/**
+ * What lowering a child's autogroup came to: `busy` is the kernel's limit of one autogroup change
+ * per 100 ms machine-wide for a process without CAP_SYS_ADMIN (try again later); `absent`: this
+ * kernel has no autogroups (or the process is gone).
+ */
+export type AutogroupOutcome =
+  | { outcome: 'applied'; nice: number }
+  | { outcome: 'busy' }
+  | { outcome: 'absent' }
+  // The child is in the service's own group: its nice value ranks it there already, and
+  // lowering the group would lower the probe path with it.
+  | { outcome: 'shared' }
+  | { outcome: 'failed'; reason: string };
+
+/**
+ * Lowers the CPU weight of the autogroup a child heads. Where the kernel groups tasks by session
+ * (sched_autogroup_enabled, tasks outside a cpu cgroup), a child spawned in its own session gets
+ * a group of its own, and groups share the CPU as equals: the child's nice value then ranks it
+ * only inside its group, and a nice-10 backend weighs as much as the whole service. The group's
+ * nice value puts it below the service again. Never raised (as for threads).
+ */
+export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutcome {
+  const file = `/proc/${pid}/autogroup`;
+  try {
+    // "/autogroup-399 nice 0"
+    const [group, current] = parseAutogroup(fs.readFileSync(file, 'utf8'));
+    if (group === parseAutogroup(fs.readFileSync('/proc/self/autogroup', 'utf8'))[0]) return { outcome: 'shared' };
+    if (current >= nice) return { outcome: 'applied', nice: current };
+    fs.writeFileSync(file, String(nice));
+    return { outcome: 'applied', nice };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN') return { outcome: 'busy' };
+    if (code === 'ENOENT' || code === 'ESRCH') return { outcome: 'absent' };
+    return { outcome: 'failed', reason: (error as Error).message };
+  }
+}
+
+function parseAutogroup(text: string): [group: string, nice: number] {
+  const match = /^(\S+)\s+nice\s+(-?\d+)/.exec(text);
+  return match ? [match[1]!, Number(match[2])] : [text, Number.NaN];
+}
+
 /** Lowers a child process's priority to `nice` (it usually inherited it already). */
 export function lowerProcessPriority(pid: number, nice: number): boolean {
   if (nice <= 0 || process.platform !== 'linux') return false;

@@ -194,6 +194,11 @@ function niceOf(pid: number, tid = pid): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
+// "/autogroup-399 nice 0" -> 0
+function autogroupNice(pid: number): number {
+  return Number(/nice\s+(-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
+}
+
 Two('hub :: the main thread keeps its priority; hubs, backend workers and backends run at --worker-nice, a server nicer still', async () => {
   const pid = two.child.pid!;
   assert.is(niceOf(pid), 0, 'the main thread (the probe path)');
@@ -205,6 +210,13 @@ Two('hub :: the main thread keeps its priority; hubs, backend workers and backen
   const status = await pids(two);
   assert.is(niceOf(status.fixture!), 7, 'a backend process');
   assert.is(niceOf(status.gentle!), 15, 'a backend process with its own nice');
+  // A backend heads its own session; where that is its own autogroup, the group is lowered too,
+  // or the kernel would weigh it as much as the whole service.
+  if (fs.existsSync(`/proc/${pid}/autogroup`)) {
+    assert.is(autogroupNice(pid), 0, "the service's group");
+    assert.is(autogroupNice(status.fixture!), 7, "a backend's group");
+    assert.is(autogroupNice(status.gentle!), 15, "the nicer backend's group");
+  }
   assert.ok(descendants(pid).length >= 2);
 });
 

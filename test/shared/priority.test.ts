@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { currentThreadId } from '../../lib/shared/priority.ts';
+import { currentThreadId, lowerAutogroupPriority } from '../../lib/shared/priority.ts';
 
 // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value.
 function niceOf(tid: number): number {
@@ -23,6 +25,60 @@ test('priority :: a worker lowers its own thread only; raising it back is refuse
   assert.is(niceOf(process.pid), 0, 'the main thread keeps its priority');
   assert.equal(again, { applied: true, tid: first.tid, nice: 7 }, 'never raised back');
   await worker.terminate();
+});
+
+// "/autogroup-399 nice 0" -> 0
+function autogroupNice(pid: number): number {
+  return Number(/nice\s+(-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
+}
+
+// The kernel may answer busy (one autogroup change per 100 ms for a process without CAP_SYS_ADMIN).
+async function lowerGroup(pid: number, nice: number): Promise<ReturnType<typeof lowerAutogroupPriority>> {
+  for (let tries = 1; ; tries++) {
+    const result = lowerAutogroupPriority(pid, nice);
+    if (result.outcome !== 'busy' || tries === 20) return result;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+test('priority :: a child in its own session gets its autogroup lowered, never raised back; a gone process is absent', async () => {
+  // A session of its own, as a backend child is spawned: on kernels with autogroups, a group of its own.
+  const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  try {
+    const pid = child.pid!;
+    if (fs.existsSync(`/proc/${pid}/autogroup`)) {
+      assert.not.equal(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'), fs.readFileSync(`/proc/self/autogroup`, 'utf8'), 'a group apart from this process');
+      assert.is(autogroupNice(pid), 0);
+      assert.equal(await lowerGroup(pid, 9), { outcome: 'applied', nice: 9 });
+      assert.is(autogroupNice(pid), 9, 'the group runs at nice 9');
+      assert.equal(lowerAutogroupPriority(pid, 4), { outcome: 'applied', nice: 9 }, 'never raised back');
+      assert.is(autogroupNice(pid), 9);
+      assert.is(autogroupNice(process.pid), 0, "this process's group keeps its weight");
+    } else {
+      assert.equal(lowerAutogroupPriority(pid, 9), { outcome: 'absent' }, 'a kernel without autogroups');
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
+  assert.equal(lowerAutogroupPriority(child.pid!, 9), { outcome: 'absent' }, 'the process is gone');
+});
+
+test("priority :: a child in the service's own group is left alone: lowering it would lower the service", async () => {
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const pid = child.pid!;
+    if (fs.existsSync(`/proc/${pid}/autogroup`)) {
+      const own = fs.readFileSync('/proc/self/autogroup', 'utf8');
+      assert.equal(lowerAutogroupPriority(pid, 9), { outcome: 'shared' });
+      assert.is(fs.readFileSync('/proc/self/autogroup', 'utf8'), own, "this process's group is unchanged");
+    } else {
+      assert.equal(lowerAutogroupPriority(pid, 9), { outcome: 'absent' });
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
 });
 
 test.run();
