@@ -48,7 +48,7 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
       case 'connected':
         // The code that connects has run: a code cache made now holds it for the next workers.
         setImmediate(makeCodeCache);
-        collectOnceSettled();
+        collectOnceSettled(undefined, (heap) => log.debug(heap, 'start-up garbage collected'));
         inventory = event.inventory;
         hubs.connected({ protocolVersion: event.protocolVersion, instructions: event.instructions, inventory: event.inventory, capabilities: event.capabilities });
         return toMain({ v: 1, type: 'connected', at: event.at, pid: event.pid, protocolVersion: event.protocolVersion, counts: countsOf(event.inventory) });

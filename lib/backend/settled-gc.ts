@@ -3,12 +3,20 @@
 // exposes `gc` to its workers (lib/main/expose-gc.ts) and each backend worker collects once, a
 // moment after its first backend connected. Without `gc` (run from source, or outside the
 // service) nothing happens.
+import v8 from 'node:v8';
+
 const gc = (globalThis as { gc?: () => void }).gc;
 let scheduled = false;
 
-/** One full GC, `delayMs` from now, once per worker. */
-export function collectOnceSettled(delayMs = 1000): void {
+export type Collected = { heapBeforeBytes: number; heapAfterBytes: number };
+
+/** One full GC, `delayMs` from now, once per worker; `done` is told the heap in use around it. */
+export function collectOnceSettled(delayMs = 1000, done: (collected: Collected) => void = () => undefined): void {
   if (scheduled || typeof gc !== 'function') return;
   scheduled = true;
-  setTimeout(() => gc(), delayMs).unref();
+  setTimeout(() => {
+    const heapBeforeBytes = v8.getHeapStatistics().used_heap_size;
+    gc();
+    done({ heapBeforeBytes, heapAfterBytes: v8.getHeapStatistics().used_heap_size });
+  }, delayMs).unref();
 }

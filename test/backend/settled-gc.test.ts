@@ -21,12 +21,16 @@ test('settled gc :: one full collection per worker, after the delay, however oft
   try {
     const { collectOnceSettled } = await import(`../../lib/backend/settled-gc.ts?counting=${Date.now()}`);
     const asked = Date.now();
-    collectOnceSettled(30);
-    collectOnceSettled(0);
+    const told: unknown[] = [];
+    collectOnceSettled(30, (heap: unknown) => told.push(heap));
+    collectOnceSettled(0, (heap: unknown) => told.push(heap));
     assert.is(calls.length, 0, 'not at once');
     await sleep(80);
     assert.is(calls.length, 1, 'once');
     assert.ok(calls[0]! - asked >= 25, 'after the delay of the first request');
+    assert.is(told.length, 1, 'the first caller is told, once');
+    const heap = told[0] as { heapBeforeBytes: number; heapAfterBytes: number };
+    assert.ok(heap.heapBeforeBytes > 0 && heap.heapAfterBytes > 0, JSON.stringify(heap));
   } finally {
     (globalThis as { gc?: unknown }).gc = had;
   }

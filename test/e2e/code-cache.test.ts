@@ -1,7 +1,8 @@
 // End to end: backend workers compile the bundle with one shared V8 code cache. The first worker
 // has none and makes it; a worker started later is given it and V8 takes it; the cache is kept in
 // the state directory, so the next service's first worker takes it too. Behaviour only: which
-// cache each worker was given and what V8 did with it (debug log lines), never how fast.
+// cache each worker was given and what V8 did with it (debug log lines), never how fast. Also
+// that a connected worker collects its start-up garbage with the `gc` the service gives it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -34,6 +35,10 @@ E('e2e code cache :: the first worker makes the cache, a later one compiles from
 
   assert.is((await svc.waitForLog(loaded('first'))).codeCache, 'none', 'nothing to start from yet');
   await svc.waitForLog((l) => l.msg === 'backend code cache kept for the next workers' && l.backend === 'first');
+  // Once connected, the worker collects its start-up garbage: the service gave it `gc`.
+  const collected = await svc.waitForLog((l) => l.msg === 'start-up garbage collected' && l.backend === 'first');
+  assert.ok(typeof collected.heapBeforeBytes === 'number' && typeof collected.heapAfterBytes === 'number', JSON.stringify(collected));
+  assert.ok((collected.heapAfterBytes as number) < (collected.heapBeforeBytes as number), `the collection freed memory: ${JSON.stringify(collected)}`);
   const files = () => fs.readdirSync(path.join(dir, 'code-cache')).filter((n) => n.endsWith('.bin'));
   await svc.waitFor(async () => fs.existsSync(path.join(dir, 'code-cache')) && files().length === 1, 'the cache written in the state directory');
 
