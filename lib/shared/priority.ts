@@ -36,8 +36,9 @@ export function lowerThreadPriority(nice: number): PriorityOutcome {
 
 /**
  * What lowering a child's autogroup came to: `busy` is the kernel's limit of one autogroup change
- * per 100 ms machine-wide for a process without CAP_SYS_ADMIN (try again later); `absent`: this
- * kernel has no autogroups (or the process is gone).
+ * per 100 ms machine-wide for a process without CAP_SYS_ADMIN (try again later); `absent`: the
+ * child heads no autogroup (a kernel without them, a task in a cpu cgroup or in the kernel's root
+ * group, whose autogroup file reads empty) or the process is gone.
  */
 export type AutogroupOutcome =
   | { outcome: 'applied'; nice: number }
@@ -58,10 +59,11 @@ export type AutogroupOutcome =
 export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutcome {
   const file = `/proc/${pid}/autogroup`;
   try {
-    // "/autogroup-399 nice 0"
-    const [group, current] = parseAutogroup(fs.readFileSync(file, 'utf8'));
-    if (group === parseAutogroup(fs.readFileSync('/proc/self/autogroup', 'utf8'))[0]) return { outcome: 'shared' };
-    if (current >= nice) return { outcome: 'applied', nice: current };
+    const child = parseAutogroup(fs.readFileSync(file, 'utf8'));
+    if (!child) return { outcome: 'absent' };
+    // The service itself may be in the root group (an empty file): then the child's group is apart.
+    if (child.group === parseAutogroup(fs.readFileSync('/proc/self/autogroup', 'utf8'))?.group) return { outcome: 'shared' };
+    if (child.nice >= nice) return { outcome: 'applied', nice: child.nice };
     fs.writeFileSync(file, String(nice));
     return { outcome: 'applied', nice };
   } catch (error) {
@@ -72,9 +74,13 @@ export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutc
   }
 }
 
-function parseAutogroup(text: string): [group: string, nice: number] {
+/**
+ * "/autogroup-399 nice 0" -> { group: '/autogroup-399', nice: 0 }; null where the task is in no
+ * autogroup (the kernel prints nothing for the root group or for a task in a cpu cgroup).
+ */
+export function parseAutogroup(text: string): { group: string; nice: number } | null {
   const match = /^(\S+)\s+nice\s+(-?\d+)/.exec(text);
-  return match ? [match[1]!, Number(match[2])] : [text, Number.NaN];
+  return match ? { group: match[1]!, nice: Number(match[2]) } : null;
 }
 
 /** Lowers a child process's priority to `nice` (it usually inherited it already). */

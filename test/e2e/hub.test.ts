@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
+import { parseAutogroup } from '../../lib/shared/priority.ts';
 import { descendants } from '../helpers/processes.ts';
 import { FIXTURE_SERVER, poll, ROOT, type Service, startService, writeConfig } from '../helpers/service.ts';
 
@@ -194,9 +195,9 @@ function niceOf(pid: number, tid = pid): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
-// "/autogroup-399 nice 0" -> 0
-function autogroupNice(pid: number): number {
-  return Number(/nice\s+(-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
+// "/autogroup-399 nice 0" -> 0; undefined where the task heads no group (root group, cpu cgroup).
+function autogroupNice(pid: number): number | undefined {
+  return parseAutogroup(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.nice;
 }
 
 Two('hub :: the main thread keeps its priority; hubs, backend workers and backends run at --worker-nice, a server nicer still', async () => {
@@ -212,10 +213,11 @@ Two('hub :: the main thread keeps its priority; hubs, backend workers and backen
   assert.is(niceOf(status.gentle!), 15, 'a backend process with its own nice');
   // A backend heads its own session; where that is its own autogroup, the group is lowered too,
   // or the kernel would weigh it as much as the whole service.
+  // The service may run in the kernel's root group (CI does: nothing printed), never renice'd.
   if (fs.existsSync(`/proc/${pid}/autogroup`)) {
-    assert.is(autogroupNice(pid), 0, "the service's group");
-    assert.is(autogroupNice(status.fixture!), 7, "a backend's group");
-    assert.is(autogroupNice(status.gentle!), 15, "the nicer backend's group");
+    assert.ok([undefined, 0].includes(autogroupNice(pid)), `the service's group keeps its weight (nice ${autogroupNice(pid)})`);
+    if (autogroupNice(status.fixture!) !== undefined) assert.is(autogroupNice(status.fixture!), 7, "a backend's group");
+    if (autogroupNice(status.gentle!) !== undefined) assert.is(autogroupNice(status.gentle!), 15, "the nicer backend's group");
   }
   assert.ok(descendants(pid).length >= 2);
 });
