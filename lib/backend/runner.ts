@@ -124,17 +124,23 @@ export class BackendRunner {
       transport = this.spec.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
     }
 
-    // One connectionTimeout bounds initialize and the first reading of the lists: a backend is
-    // not connected until its lists are known, and requestTimeout is for calls, not for that.
+    // One connectionTimeout bounds the whole start: the SDK's era probe, initialize and the first
+    // reading of the lists (a backend is not connected until its lists are known; requestTimeout
+    // is for calls). The SDK times each request on its own, so the deadline is a timer of ours.
     const deadline = Date.now() + this.spec.connectionTimeout;
     let phase: ConnectPhase = 'initialize';
+    let deadlineTimer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      deadlineTimer = setTimeout(() => reject(new ConnectDeadlineError(phase)), this.spec.connectionTimeout);
+    });
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
-      await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
+      await Promise.race([connecting, expired, ...(stdio ? [stdio.ending.then(childEnded)] : [])]);
       // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
       if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
       phase = 'lists';
-      const inventory = await this.readInventory(client, Math.max(1, deadline - Date.now()));
+      const inventory = await Promise.race([this.readInventory(client, Math.max(1, deadline - Date.now())), expired]);
+      clearTimeout(deadlineTimer);
       if (generation !== this.generation) return;
       this.connected = true;
       this.reconnectAttempt = 0;
@@ -149,6 +155,7 @@ export class BackendRunner {
       });
       this.watchAfterConnect(generation, client, stdio);
     } catch (error) {
+      clearTimeout(deadlineTimer);
       if (generation !== this.generation) return;
       const { wire, exit } = await this.startError(error, stdio, phase);
       if (generation !== this.generation) return;
@@ -247,10 +254,12 @@ export class BackendRunner {
   private async startError(error: unknown, stdio: StdioConnection | null, phase: ConnectPhase): Promise<{ wire: WireError; exit: ExitInfo | null }> {
     if (stdio) {
       const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
-      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, 'during initialize', stdio.lastStderrLine()), exit: exitInfo(end.exit) };
+      const when = phase === 'initialize' ? 'during initialize' : 'while its tools, resources and prompts were read';
+      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    if (/timed? ?out/i.test(wire.message)) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
+    const timedOut = error instanceof ConnectDeadlineError || (error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout || (error as Error | null)?.name === 'TimeoutError';
+    if (timedOut) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
     return { wire, exit: null };
   }
 
@@ -522,6 +531,13 @@ class ChildEndedError extends Error {
 
 // Where a start was when it failed: a timeout names the step that ran out of connectionTimeout.
 type ConnectPhase = 'initialize' | 'lists';
+
+// connectionTimeout ran out for the whole start; the phase it ran out in names it.
+class ConnectDeadlineError extends Error {
+  constructor(readonly phase: ConnectPhase) {
+    super(`the start ran out of its connectionTimeout during ${phase}`);
+  }
+}
 
 function connectTimeoutMessage(phase: ConnectPhase, connectionTimeout: number): string {
   return phase === 'initialize'

@@ -77,8 +77,8 @@ test('runner start :: a start while connected stops the connected child complete
 });
 
 // The lists are read as part of connecting: a requestTimeout shorter than they take does not fail the start.
-const listsSlowly = (listDelayMs: number, timeouts: { connectionTimeout: number; requestTimeout: number }) =>
-  stdioSpec('lists-slowly', backendFixture('lists-slowly.mjs'), { protocolVersion: 'legacy', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LIST_DELAY_MS: String(listDelayMs) }, ...timeouts });
+const listsSlowly = (listDelayMs: number, timeouts: { connectionTimeout: number; requestTimeout: number }, env: Record<string, string> = {}, protocolVersion: 'legacy' | 'auto' = 'legacy') =>
+  stdioSpec('lists-slowly', backendFixture('lists-slowly.mjs'), { protocolVersion, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LIST_DELAY_MS: String(listDelayMs), ...env }, ...timeouts });
 
 test('runner start :: the first lists are bounded by connectionTimeout, not requestTimeout', async () => {
   const h = harness(listsSlowly(800, { connectionTimeout: 10_000, requestTimeout: 200 }));
@@ -94,13 +94,42 @@ test('runner start :: the first lists are bounded by connectionTimeout, not requ
 });
 
 test('runner start :: lists slower than connectionTimeout fail the start with a message naming the lists', async () => {
-  const h = harness(listsSlowly(5_000, { connectionTimeout: 1_000, requestTimeout: 60_000 }));
+  // 3 s leaves a loaded machine room to spawn node and initialize; the lists never come in time.
+  const h = harness(listsSlowly(30_000, { connectionTimeout: 3_000, requestTimeout: 60_000 }));
   try {
     await bounded(h.runner.start(), 'the start');
     const failed = await h.next('failed');
     assert.ok(failed.type === 'failed');
-    assert.is(failed.error.message, "reading the backend's tools, resources and prompts timed out: initialize and the lists share 1000 ms (connectionTimeout)");
+    assert.is(failed.error.message, "reading the backend's tools, resources and prompts timed out: initialize and the lists share 3000 ms (connectionTimeout)");
     assert.equal(types(h.events), ['connecting', 'failed']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: connectionTimeout bounds the whole start, though the era probe and initialize each fit it', async () => {
+  // Each answer takes 1.2 s, under the SDK's per-request timeout of 2 s; the two together do not fit.
+  const h = harness(listsSlowly(0, { connectionTimeout: 2_000, requestTimeout: 60_000 }, { DISCOVER_DELAY_MS: '1200', INIT_DELAY_MS: '1200' }, 'auto'));
+  try {
+    await bounded(h.runner.start(), 'the start');
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.is(failed.error.message, 'MCP initialize timed out after 2000 ms (connectionTimeout)');
+    assert.equal(types(h.events), ['connecting', 'failed']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('runner start :: a backend that dies while its lists are read: the message says so', async () => {
+  const h = harness(listsSlowly(0, { connectionTimeout: 10_000, requestTimeout: 60_000 }, { LIST_EXIT_CODE: '3' }));
+  try {
+    await bounded(h.runner.start(), 'the start');
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.match(failed.error.message, /code 3/);
+    assert.match(failed.error.message, /while its tools, resources and prompts were read/);
+    assert.not.match(failed.error.message, /initialize/);
   } finally {
     await h.close();
   }
