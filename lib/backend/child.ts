@@ -18,6 +18,8 @@ export type SpawnedChild = {
   stderr: Readable | null;
   /** Resolves once when the process has exited (and its pipes closed) or failed to spawn. */
   exited: Promise<ChildExit>;
+  /** Resolves as soon as the process is reaped, before its pipes close: from then on its pid may be reused. */
+  reaped: Promise<void>;
   /**
    * Polite then forceful stop (decisions §2): close stdin, SIGTERM the group, SIGKILL the tree.
    * Resolves once the child is reaped and nothing of its group runs. Later calls share the first.
@@ -51,6 +53,12 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     return { code: result.exitCode ?? null, signal: result.signal ?? null, at: Date.now(), pid, spawnError };
   });
 
+  // A grandchild that holds the pipes keeps `exited` waiting after the child itself is gone.
+  const reaped = new Promise<void>((resolve) => {
+    subprocess.once('exit', () => resolve());
+    void exited.then(() => resolve());
+  });
+
   async function waitFor(ms: number): Promise<boolean> {
     if (done) return true;
     const ac = new AbortController();
@@ -79,6 +87,7 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     stdout: subprocess.stdout,
     stderr: subprocess.stderr ?? null,
     exited,
+    reaped,
     stop: (graceMs) => (stopping ??= stop(graceMs)),
     async kill() {
       if (pid !== null) signalGroup(pid, 'SIGKILL');

@@ -58,7 +58,8 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
   if (pid !== null && options.nice) {
     lowerProcessPriority(pid, options.nice);
     const autogroup = lowerChildAutogroup(pid, options.nice);
-    void child.exited.then(() => autogroup.cancel());
+    // Not one more write once the pid is free: it could be another process's by then.
+    void child.reaped.then(() => autogroup.cancel());
     void autogroup.settled.then((result) => {
       if (result.outcome === 'failed' || result.outcome === 'busy') log.debug({ pid, outcome: result.outcome, ...('reason' in result ? { reason: result.reason } : {}) }, "the child's autogroup keeps its CPU weight");
     });

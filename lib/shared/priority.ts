@@ -36,9 +36,11 @@ export function lowerThreadPriority(nice: number): PriorityOutcome {
 
 /**
  * What lowering a child's autogroup came to: `busy` is the kernel's limit of one autogroup change
- * per 100 ms machine-wide for a process without CAP_SYS_ADMIN (try again later); `absent`: the
- * child heads no autogroup (a kernel without them, a task in a cpu cgroup or in the kernel's root
- * group, whose autogroup file reads empty) or the process is gone.
+ * per 100 ms machine-wide for a process without CAP_SYS_ADMIN (try again later); `absent`: no
+ * autogroup to lower (a kernel built without them or with them switched off, a child in the
+ * kernel's root group, whose autogroup file reads empty) or the process is gone. In a cpu cgroup
+ * (containers, systemd units with CPU accounting) the file still names a group but the scheduler
+ * ignores it: the change is 'applied' and has no effect; the cgroup's weight decides there.
  */
 export type AutogroupOutcome =
   | { outcome: 'applied'; nice: number }
@@ -56,12 +58,14 @@ export type AutogroupOutcome =
  * only inside its group, and a nice-10 backend weighs as much as the whole service. The group's
  * nice value puts it below the service again. Never raised (as for threads).
  */
-export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutcome {
+export function lowerAutogroupPriority(pid: number, nice: number, enabledFile = '/proc/sys/kernel/sched_autogroup_enabled'): AutogroupOutcome {
   const file = `/proc/${pid}/autogroup`;
   try {
+    // Switched off, the groups are still made and shown, and ignored: no change worth a slot.
+    if (fs.readFileSync(enabledFile, 'utf8').trim() === '0') return { outcome: 'absent' };
     const child = parseAutogroup(fs.readFileSync(file, 'utf8'));
     if (!child) return { outcome: 'absent' };
-    // The service itself may be in the root group (an empty file): then the child's group is apart.
+    // The service itself may be in the root group (an empty file; CI runs it there): the child's group is apart.
     if (child.group === parseAutogroup(fs.readFileSync('/proc/self/autogroup', 'utf8'))?.group) return { outcome: 'shared' };
     if (child.nice >= nice) return { outcome: 'applied', nice: child.nice };
     fs.writeFileSync(file, String(nice));
@@ -75,8 +79,8 @@ export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutc
 }
 
 /**
- * "/autogroup-399 nice 0" -> { group: '/autogroup-399', nice: 0 }; null where the task is in no
- * autogroup (the kernel prints nothing for the root group or for a task in a cpu cgroup).
+ * "/autogroup-399 nice 0" -> { group: '/autogroup-399', nice: 0 }; null for the kernel's root
+ * group (init's session and whatever never left it), for which the kernel prints nothing.
  */
 export function parseAutogroup(text: string): { group: string; nice: number } | null {
   const match = /^(\S+)\s+nice\s+(-?\d+)/.exec(text);
