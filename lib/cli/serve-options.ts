@@ -7,7 +7,7 @@ import { DEFAULT_INPUT_TIMEOUT_MS } from '../shared/messages/state-events.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
-/** Backend worker starts in flight at once (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
+/** Backend starts in flight at once, each from its worker's creation to its first connect or failure (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
 export const DEFAULT_WORKER_START_CONCURRENCY = 2;
 
 export class UsageError extends Error {
@@ -46,7 +46,7 @@ export type ServeOptions = {
   mcpWorkers: number;
   /** Nice value of hubs, backend workers and backend children (0-19; the main thread keeps its own). */
   workerNice: number;
-  /** Backend worker starts in flight at once (0 = no limit). */
+  /** Backend starts in flight at once, to the first connect or failure (0 = no limit). */
   workerStartConcurrency: number;
   /** Backends sharing one worker thread (1 = a worker each, the default). */
   backendsPerWorker: number;

@@ -46,7 +46,7 @@ export type HandleOptions = {
   stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
   worker?: { file: string; workerData: Record<string, unknown> };
-  /** How many worker starts may be in flight at once (`--worker-start-concurrency`); none: no limit. */
+  /** How many backend starts (worker load and first start) may be in flight at once (`--worker-start-concurrency`); none: no limit. */
   starts?: StartQueue;
   /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
   codeCache?: CodeCache;
@@ -87,6 +87,8 @@ export class BackendHandle {
   private workerReady = false;
   /** A start was asked for before the worker was ready: it runs once, when `ready` arrives. */
   private startWanted = false;
+  /** A start asked of the worker has not yet connected, failed or stopped. */
+  private startRunning = false;
   /** An operator restart in progress: concurrent restart requests join it. */
   private restarting: Promise<void> | null = null;
   /** The kernel thread id of the worker (for its priority), once it is ready. */
@@ -173,10 +175,12 @@ export class BackendHandle {
   }
 
   private startChild(): void {
+    this.startRunning = true;
     this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
   }
 
-  // The worker is created when the start gate has a slot for it (at once without a gate).
+  // The worker is created when the start gate has a slot for it (at once without a gate); the
+  // slot goes back when its first start connects, fails or stops (or after START_SLOT_MS).
   private askSlot(): void {
     const starts = this.options.starts;
     if (!starts) return this.createWorker();
@@ -218,6 +222,7 @@ export class BackendHandle {
       // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
       autoStart: this.startWanted,
     };
+    this.startRunning = this.startWanted;
     this.startWanted = false;
     const worker = (this.options.threads ?? ownWorkers).open({
       name: this.name,
@@ -261,6 +266,11 @@ export class BackendHandle {
 
   private onEvent(event: WorkerEvent): void {
     if (event.type === 'ready') this.threadId = event.tid;
+    // The first start has come to an end: the next backend may start.
+    if (event.type === 'connected' || event.type === 'failed' || event.type === 'exited' || event.type === 'stopped') {
+      this.startRunning = false;
+      this.freeSlot();
+    }
     this.apply(reduceBackendEvent(this.state, event, { stopping: this.stopping !== null, supervised: this.supervisor !== null }));
   }
 
@@ -270,12 +280,15 @@ export class BackendHandle {
     for (const effect of effects) {
       switch (effect.type) {
         case 'workerReady':
-          this.freeSlot();
           this.workerReady = true;
           if (this.startWanted) {
             this.startWanted = false;
             this.startChild();
           }
+          // The slot covers the backend's first start too (its process booting, initialize, the
+          // lists), not the worker's load alone: otherwise workers that load quickly let fifty
+          // processes boot at once on two cores, and the last ones miss connectionTimeout.
+          if (!this.startRunning) this.freeSlot();
           break;
         case 'supervise':
           void this.supervisor?.send({ type: effect.event });

@@ -1,6 +1,7 @@
-// How many backend worker starts may be in flight at once. Pure: each step takes the gate and
-// returns the next gate and the starts that may begin now, in the order they were asked for.
-// Creating a worker and loading its bundle is CPU work; on 2 cores fifty at once thrash and
+// How many backend starts may be in flight at once (a worker's creation and load, then its
+// backend's first start up to connected or failed). Pure: each step takes the gate and returns
+// the next gate and the starts that may begin now, in the order they were asked for. Loading a
+// worker and booting its backend's process is CPU work; on 2 cores fifty at once thrash and
 // one at a time is slow (benchmarks/README.md, "start concurrency").
 
 /** `limit` 0 = no limit. */
@@ -24,7 +25,7 @@ export function askStart(gate: StartGate, id: string): GateStep {
   return fill(gate.limit, [...gate.running], [...gate.waiting, id]);
 }
 
-/** `id`'s start is over (its worker is ready, failed, or was stopped) or no longer wanted: its slot or its place goes. */
+/** `id`'s start is over (its backend connected or failed, its worker died, or it was stopped) or no longer wanted: its slot or its place goes. */
 export function endStart(gate: StartGate, id: string): GateStep {
   if (!gate.running.includes(id) && !gate.waiting.includes(id)) return { gate, begin: [] };
   return fill(

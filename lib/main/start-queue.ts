@@ -1,4 +1,4 @@
-// Drives the start gate (start-gate.ts) with real work: at most `limit` backend worker starts in
+// Drives the start gate (start-gate.ts) with real work: at most `limit` backend starts in
 // flight, and one worker created per turn of the event loop, so a probe that arrived meanwhile is
 // answered between two creations instead of behind all of them.
 import { askStart, endStart, type GateStep, newStartGate, type StartGate } from './start-gate.ts';

@@ -140,4 +140,37 @@ test('registry :: with one worker start at a time every backend still starts; on
   }
 });
 
+test("registry :: a start slot covers the backend's first start, not only its worker's load: the next waits until it connects", async () => {
+  const starts = new StartQueue(1);
+  const { table, reg } = registry({ starts });
+  const slow = path.join(ROOT, 'test/fixtures/backends/initializes-slowly.mjs');
+  try {
+    // 'slow' answers initialize 1.5 s after it starts; its worker loads long before that.
+    await reg.apply(config(spec('slow', { args: [slow] }), spec('next')));
+    let slowWhenNextLeftTheQueue: string | undefined;
+    await poll(async () => {
+      if (table.backends.get('next')!.phase !== 'queued') slowWhenNextLeftTheQueue ??= table.backends.get('slow')!.phase;
+      return slowWhenNextLeftTheQueue;
+    }, "'next' out of the queue", 20_000);
+    assert.is(slowWhenNextLeftTheQueue, 'connected', "'next' waited for 'slow' to connect, not for its worker to load");
+    await poll(async () => table.backends.get('next')!.phase === 'connected', "'next' connected", 20_000);
+    assert.equal(starts.counts, { running: 0, waiting: 0 }, 'every slot given back');
+  } finally {
+    await reg.stopAll();
+  }
+});
+
+test("registry :: a first start that fails gives its slot back: the next backend starts", async () => {
+  const starts = new StartQueue(1);
+  const { table, reg } = registry({ starts });
+  const hangs = path.join(ROOT, 'test/fixtures/backends/hangs-on-initialize.mjs');
+  try {
+    await reg.apply(config(spec('hangs', { args: [hangs], connectionTimeout: 1_000, protocolVersion: 'legacy' }), spec('next')));
+    await poll(async () => table.backends.get('hangs')!.phase === 'failed' && table.backends.get('next')!.phase === 'connected', "'hangs' failed, 'next' connected", 20_000);
+    assert.equal(starts.counts, { running: 0, waiting: 0 });
+  } finally {
+    await reg.stopAll();
+  }
+});
+
 test.run();
