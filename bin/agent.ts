@@ -41,7 +41,7 @@ prog
   .option('--max-sessions', '2025 and SSE client sessions kept at most (AGENT_MAX_SESSIONS)', 1000)
   .option('--mcp-workers', 'Worker threads serving MCP clients (AGENT_MCP_WORKERS)', 1)
   .option('--worker-nice', 'Nice value (0-19) of MCP workers, backend workers and backend processes (AGENT_WORKER_NICE)', 10)
-  .option('--worker-start-concurrency', 'Backends starting at once, until each first connects or fails; 0 = no limit (AGENT_WORKER_START_CONCURRENCY)', 2)
+  .option('--worker-start-concurrency', 'Backends starting at once, until each first connects, fails or stops (at most 15 s); 0 = no limit (AGENT_WORKER_START_CONCURRENCY)', 2)
   .option('--backends-per-worker', 'Backends sharing one worker thread: less memory, less isolation (AGENT_BACKENDS_PER_WORKER)', 1)
   .option('--input-timeout', 'How long a client may take to answer a backend\'s question (elicitation, sampling), ms (AGENT_INPUT_TIMEOUT)', 300000)
   .option('--state-dir', 'Directory for writable state: backups, control socket, child records (AGENT_STATE_DIR); default the configuration directory')

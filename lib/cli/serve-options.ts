@@ -7,7 +7,7 @@ import { DEFAULT_INPUT_TIMEOUT_MS } from '../shared/messages/state-events.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
-/** Backend starts in flight at once, each from its worker's creation to its first connect or failure (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
+/** Backend starts in flight at once, each from its worker's creation to its first connect, failure or stop, at most 15 s (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
 export const DEFAULT_WORKER_START_CONCURRENCY = 2;
 
 export class UsageError extends Error {

@@ -54,7 +54,7 @@ export type HandleOptions = {
   threads?: BackendThreads;
 };
 
-/** A worker that has not said `ready` by then gives its start slot back anyway. */
+/** A first start that has not connected, failed or stopped by then gives its start slot back anyway. */
 const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
@@ -93,7 +93,7 @@ export class BackendHandle {
   private restarting: Promise<void> | null = null;
   /** The kernel thread id of the worker (for its priority), once it is ready. */
   threadId: number | null = null;
-  /** The start gate's slot (or place in line), held from asking until the worker is ready or gone. */
+  /** The start gate's slot (or place in line), held from asking until the first start ends, the worker is gone or the handle stops. */
   private slot: (() => void) | null = null;
   private slotTimer: NodeJS.Timeout | null = null;
   /** The code cache the current worker was given (dropped if V8 refuses it). */
@@ -175,8 +175,13 @@ export class BackendHandle {
   }
 
   private startChild(): void {
-    this.startRunning = true;
+    this.startRunning = this.bootsAProcess;
     this.api?.start().catch((error: Error) => this.onWorkerDeath(`backend worker rejected start: ${error.message}`));
+  }
+
+  // Only a stdio backend's start boots a process on this machine; a remote one waits on the network.
+  private get bootsAProcess(): boolean {
+    return this.spec.type === 'stdio';
   }
 
   // The worker is created when the start gate has a slot for it (at once without a gate); the
@@ -222,7 +227,7 @@ export class BackendHandle {
       // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
       autoStart: this.startWanted,
     };
-    this.startRunning = this.startWanted;
+    this.startRunning = this.startWanted && this.bootsAProcess;
     this.startWanted = false;
     const worker = (this.options.threads ?? ownWorkers).open({
       name: this.name,

@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -148,10 +149,11 @@ test("registry :: a start slot covers the backend's first start, not only its wo
     // 'slow' answers initialize 1.5 s after it starts; its worker loads long before that.
     await reg.apply(config(spec('slow', { args: [slow] }), spec('next')));
     let slowWhenNextLeftTheQueue: string | undefined;
+    // Well within the 15 s after which a first start gives its slot back anyway.
     await poll(async () => {
       if (table.backends.get('next')!.phase !== 'queued') slowWhenNextLeftTheQueue ??= table.backends.get('slow')!.phase;
       return slowWhenNextLeftTheQueue;
-    }, "'next' out of the queue", 20_000);
+    }, "'next' out of the queue", 10_000);
     assert.is(slowWhenNextLeftTheQueue, 'connected', "'next' waited for 'slow' to connect, not for its worker to load");
     await poll(async () => table.backends.get('next')!.phase === 'connected', "'next' connected", 20_000);
     assert.equal(starts.counts, { running: 0, waiting: 0 }, 'every slot given back');
@@ -166,10 +168,29 @@ test("registry :: a first start that fails gives its slot back: the next backend
   const hangs = path.join(ROOT, 'test/fixtures/backends/hangs-on-initialize.mjs');
   try {
     await reg.apply(config(spec('hangs', { args: [hangs], connectionTimeout: 1_000, protocolVersion: 'legacy' }), spec('next')));
-    await poll(async () => table.backends.get('hangs')!.phase === 'failed' && table.backends.get('next')!.phase === 'connected', "'hangs' failed, 'next' connected", 20_000);
+    // Well within the 15 s after which a first start gives its slot back anyway.
+    await poll(async () => table.backends.get('hangs')!.phase === 'failed' && table.backends.get('next')!.phase === 'connected', "'hangs' failed, 'next' connected", 10_000);
     assert.equal(starts.counts, { running: 0, waiting: 0 });
   } finally {
     await reg.stopAll();
+  }
+});
+
+test("registry :: a remote backend's slot goes back once its worker has loaded: it boots no process here", async () => {
+  // A server that accepts connections and never answers: the remote start hangs for its connectionTimeout.
+  const silentServer = net.createServer(() => undefined);
+  await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
+  const { port } = silentServer.address() as net.AddressInfo;
+  const starts = new StartQueue(1);
+  const { table, reg } = registry({ starts });
+  try {
+    const remote = { ...spec('remote'), type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {}, connectionTimeout: 60_000 } as unknown as BackendSpec;
+    await reg.apply(config(remote, spec('next')));
+    await poll(async () => table.backends.get('next')!.phase === 'connected', "'next' connected while 'remote' still connects", 10_000);
+    assert.is(table.backends.get('remote')!.phase, 'connecting');
+  } finally {
+    await reg.stopAll();
+    silentServer.close();
   }
 });
 
