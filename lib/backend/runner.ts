@@ -252,8 +252,7 @@ export class BackendRunner {
       if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    const timedOut = (error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout || (error as Error | null)?.name === 'TimeoutError';
-    if (timedOut) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
+    if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
     return { wire, exit: null };
   }
 

@@ -1,5 +1,5 @@
-// How many backend starts may be in flight at once (a worker's creation and load, then its
-// backend's first start up to connected or failed). Pure: each step takes the gate and returns
+// How many backend starts may be in flight at once (a worker's creation and load, then, for a
+// backend that boots a local process, its first start up to connected, failed or stopped). Pure: each step takes the gate and returns
 // the next gate and the starts that may begin now, in the order they were asked for. Loading a
 // worker and booting its backend's process is CPU work; on 2 cores fifty at once thrash and
 // one at a time is slow (benchmarks/README.md, "start concurrency").

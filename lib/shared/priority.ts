@@ -58,16 +58,12 @@ export type AutogroupOutcome =
  * only inside its group, and a nice-10 backend weighs as much as the whole service. The group's
  * nice value puts it below the service again. Never raised (as for threads).
  */
-export function lowerAutogroupPriority(pid: number, nice: number, enabledFile = '/proc/sys/kernel/sched_autogroup_enabled'): AutogroupOutcome {
+export function lowerAutogroupPriority(pid: number, nice: number): AutogroupOutcome {
   const file = `/proc/${pid}/autogroup`;
   try {
-    // Switched off, the groups are still made and shown, and ignored: no change worth a slot.
-    if (fs.readFileSync(enabledFile, 'utf8').trim() === '0') return { outcome: 'absent' };
-    const child = parseAutogroup(fs.readFileSync(file, 'utf8'));
-    if (!child) return { outcome: 'absent' };
-    // The service itself may be in the root group (an empty file; CI runs it there): the child's group is apart.
-    if (child.group === parseAutogroup(fs.readFileSync('/proc/self/autogroup', 'utf8'))?.group) return { outcome: 'shared' };
-    if (child.nice >= nice) return { outcome: 'applied', nice: child.nice };
+    const read = (path: string) => fs.readFileSync(path, 'utf8');
+    const decision = decideAutogroup({ enabled: read('/proc/sys/kernel/sched_autogroup_enabled'), child: read(file), self: read('/proc/self/autogroup') }, nice);
+    if (decision.outcome !== 'write') return decision;
     fs.writeFileSync(file, String(nice));
     return { outcome: 'applied', nice };
   } catch (error) {
@@ -76,6 +72,21 @@ export function lowerAutogroupPriority(pid: number, nice: number, enabledFile = 
     if (code === 'ENOENT' || code === 'ESRCH') return { outcome: 'absent' };
     return { outcome: 'failed', reason: (error as Error).message };
   }
+}
+
+/**
+ * Pure: from the text of the kernel's files (sched_autogroup_enabled, the child's and this
+ * process's autogroup), what lowering the child's group to `nice` comes to, or `write` it.
+ */
+export function decideAutogroup(files: { enabled: string; child: string; self: string }, nice: number): Extract<AutogroupOutcome, { outcome: 'absent' | 'shared' | 'applied' }> | { outcome: 'write'; nice: number } {
+  // Switched off, the groups are still made and shown, and ignored: no change worth a slot.
+  if (files.enabled.trim() === '0') return { outcome: 'absent' };
+  const child = parseAutogroup(files.child);
+  if (!child) return { outcome: 'absent' };
+  // The service itself may be in the root group (an empty file; CI runs it there): the child's group is apart.
+  if (child.group === parseAutogroup(files.self)?.group) return { outcome: 'shared' };
+  if (child.nice >= nice) return { outcome: 'applied', nice: child.nice };
+  return { outcome: 'write', nice };
 }
 
 /**

@@ -1,12 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { currentThreadId, lowerAutogroupPriority, parseAutogroup } from '../../lib/shared/priority.ts';
+import { currentThreadId, decideAutogroup, lowerAutogroupPriority, parseAutogroup } from '../../lib/shared/priority.ts';
 
 // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value.
 function niceOf(tid: number): number {
@@ -82,19 +80,18 @@ test('priority :: a child in its own session gets its autogroup lowered, never r
   assert.equal(lowerAutogroupPriority(child.pid!, 9), { outcome: 'absent' }, 'the process is gone');
 });
 
-test('priority :: autogroups switched off (sched_autogroup_enabled 0): nothing is written, the slot is not spent', async () => {
-  const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
-  const switchedOff = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'autogroup-')), 'sched_autogroup_enabled');
-  fs.writeFileSync(switchedOff, '0\n');
-  try {
-    const before = fs.existsSync(`/proc/${child.pid}/autogroup`) ? fs.readFileSync(`/proc/${child.pid}/autogroup`, 'utf8') : null;
-    assert.equal(lowerAutogroupPriority(child.pid!, 9, switchedOff), { outcome: 'absent' });
-    if (before !== null) assert.is(fs.readFileSync(`/proc/${child.pid}/autogroup`, 'utf8'), before, 'the group is as it was');
-  } finally {
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-    fs.rmSync(path.dirname(switchedOff), { recursive: true, force: true });
-  }
+test('priority :: what lowering a group comes to, from the kernel\'s files', () => {
+  const on = '1\n';
+  const own = '/autogroup-5 nice 0\n';
+  const decide = (enabled: string, child: string, self: string, nice = 9) => decideAutogroup({ enabled, child, self }, nice);
+  assert.equal(decide(on, '/autogroup-7 nice 0\n', own), { outcome: 'write', nice: 9 }, 'a group of its own at 0: written');
+  assert.equal(decide(on, '/autogroup-7 nice 0\n', ''), { outcome: 'write', nice: 9 }, 'this process in the root group: the child\'s is apart');
+  assert.equal(decide(on, '/autogroup-7 nice 12\n', own), { outcome: 'applied', nice: 12 }, 'lower already: never raised');
+  assert.equal(decide(on, '/autogroup-5 nice 0\n', own), { outcome: 'shared' }, "this process's own group: left alone");
+  assert.equal(decide(on, '', ''), { outcome: 'absent' }, 'the child in the root group');
+  assert.equal(decide(on, '', own), { outcome: 'absent' });
+  // Switched off (sched_autogroup_enabled 0): nothing is written, the kernel's slot is not spent.
+  assert.equal(decide('0\n', '/autogroup-7 nice 0\n', own), { outcome: 'absent' });
 });
 
 test("priority :: a child in the service's own group is left alone: lowering it would lower the service", async () => {
