@@ -12,6 +12,7 @@ import { describeEnd } from './describe.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
 import { formatStderrEntry, newStderrLimiter, StderrCapture, type StderrLimiter } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
+import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, watchConnect } from './connect-watch.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
@@ -128,13 +129,15 @@ export class BackendRunner {
     // times each request alone), then the first reading of the lists (a backend is not connected
     // until its lists are known; requestTimeout is for calls). One budget for all of them failed
     // healthy backends while 50 started at once on 2 cores: each step waits for a busy machine.
-    let phase: ConnectPhase = 'initialize';
+    // The SDK leaves two steps untimed (the transport's start, the initialized notification): the watch times them and names the step.
+    const watch = watchConnect(transport, this.spec.connectionTimeout);
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
       await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
+      watch.release();
       // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
       if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
-      phase = 'lists';
+      watch.step = 'lists';
       const inventory = await this.readInventory(client, this.spec.connectionTimeout);
       if (generation !== this.generation) return;
       this.connected = true;
@@ -150,8 +153,9 @@ export class BackendRunner {
       });
       this.watchAfterConnect(generation, client, stdio);
     } catch (error) {
+      watch.release();
       if (generation !== this.generation) return;
-      const { wire, exit } = await this.startError(error, stdio, phase);
+      const { wire, exit } = await this.startError(error, stdio, watch.step);
       if (generation !== this.generation) return;
       await this.endConnection(FAILED_START_GRACE_MS);
       // A stop() or start() that came meanwhile wins: this attempt is no longer reported.
@@ -245,14 +249,15 @@ export class BackendRunner {
 
   // The clearest reason for a failed start: a child that died (or never spawned) explains a
   // broken pipe better than the pipe error the client saw first.
-  private async startError(error: unknown, stdio: StdioConnection | null, phase: ConnectPhase): Promise<{ wire: WireError; exit: ExitInfo | null }> {
+  private async startError(error: unknown, stdio: StdioConnection | null, step: ConnectStep): Promise<{ wire: WireError; exit: ExitInfo | null }> {
     if (stdio) {
       const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
-      const when = phase === 'initialize' ? 'during initialize' : 'while its tools, resources and prompts were read';
+      const when = step === 'lists' ? 'while its tools, resources and prompts were read' : 'during initialize';
       if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(phase, this.spec.connectionTimeout);
+    if (error instanceof ConnectStepTimeout) wire.message = connectTimeoutMessage(error.step, this.spec.connectionTimeout, this.spec.type);
+    else if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(step, this.spec.connectionTimeout, this.spec.type);
     return { wire, exit: null };
   }
 
@@ -520,15 +525,6 @@ class ChildEndedError extends Error {
   constructor() {
     super('the backend process ended during initialize');
   }
-}
-
-// Where a start was when it failed: a timeout names the step that ran out of connectionTimeout.
-type ConnectPhase = 'initialize' | 'lists';
-
-function connectTimeoutMessage(phase: ConnectPhase, connectionTimeout: number): string {
-  return phase === 'initialize'
-    ? `MCP initialize timed out after ${connectionTimeout} ms (connectionTimeout)`
-    : `reading the backend's tools, resources and prompts timed out after ${connectionTimeout} ms (connectionTimeout)`;
 }
 
 function childEnded(): never {

@@ -108,9 +108,10 @@ test('runner start :: lists slower than connectionTimeout fail the start with a 
 });
 
 test('runner start :: each step of the start gets connectionTimeout: a slow era probe, initialize and lists that each fit connect', async () => {
-  // 1.2 s each, under connectionTimeout 2 s; together 3.6 s. A busy machine slows every step:
-  // one budget for all of them failed healthy backends while 50 started at once.
-  const h = harness(listsSlowly(1_200, { connectionTimeout: 2_000, requestTimeout: 200 }, { DISCOVER_DELAY_MS: '1200', INIT_DELAY_MS: '1200' }, 'auto'));
+  // 1 s each, under connectionTimeout 2.5 s (the probe's share includes node's start); together
+  // 3 s. A busy machine slows every step: one budget for all of them failed healthy backends
+  // while 50 started at once.
+  const h = harness(listsSlowly(1_000, { connectionTimeout: 2_500, requestTimeout: 200 }, { DISCOVER_DELAY_MS: '1000', INIT_DELAY_MS: '1000' }, 'auto'));
   try {
     await bounded(h.runner.start(), 'the start');
     const connected = await h.next('connected');

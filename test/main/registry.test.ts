@@ -178,7 +178,8 @@ test("registry :: a first start that fails gives its slot back: the next backend
 
 test("registry :: a remote backend's slot goes back once its worker has loaded: it boots no process here", async () => {
   // A server that accepts connections and never answers: the remote start hangs for its connectionTimeout.
-  const silentServer = net.createServer(() => undefined);
+  const sockets = new Set<net.Socket>();
+  const silentServer = net.createServer((socket) => sockets.add(socket));
   await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
   const { port } = silentServer.address() as net.AddressInfo;
   const starts = new StartQueue(1);
@@ -190,7 +191,8 @@ test("registry :: a remote backend's slot goes back once its worker has loaded: 
     assert.is(table.backends.get('remote')!.phase, 'connecting');
   } finally {
     await reg.stopAll();
-    silentServer.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silentServer.close(resolve));
   }
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { BackendRunner, type RunnerOptions } from '../../../lib/backend/runner.ts';
-import type { StdioSpec } from '../../../lib/config/types.ts';
+import type { BackendSpec, StdioSpec } from '../../../lib/config/types.ts';
 import type { RunnerEvent } from '../../../lib/shared/messages/state-events.ts';
 import { isAlive } from '../../helpers/processes.ts';
 
@@ -70,7 +70,7 @@ export type Harness = {
 
 export const DEFAULT_OPTIONS: RunnerOptions = { pingIntervalMs: 60_000, pingTimeoutMs: 5_000, maxMessageBytes: 16 * 1024 * 1024, stateDir: null };
 
-export function harness(spec: StdioSpec, options: Partial<RunnerOptions> = {}): Harness {
+export function harness(spec: BackendSpec, options: Partial<RunnerOptions> = {}): Harness {
   const events: RunnerEvent[] = [];
   const logs: LogLine[] = [];
   const overlaps: number[][] = [];

@@ -1,0 +1,81 @@
+// Follows a transport through an MCP connect: which step is running (for an error that names
+// it), and a connectionTimeout on the steps the SDK does not time itself. The SDK times the
+// version probe, initialize and subscriptions/listen; it waits without a limit for the
+// transport's start (an SSE server that never sends its endpoint event) and for the
+// notifications/initialized send (an HTTP server that never answers that POST).
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+
+export type ConnectStep = 'transport' | 'probe' | 'initialize' | 'initialized' | 'lists';
+
+/** A step the SDK does not time ran out of connectionTimeout. */
+export class ConnectStepTimeout extends Error {
+  constructor(readonly step: ConnectStep) {
+    super(`the MCP connect's ${step} step timed out`);
+  }
+}
+
+export type ConnectWatch = {
+  /** The step that runs now (the last one begun). */
+  step: ConnectStep;
+  /** Gives the transport its own methods back; the watch ends. */
+  release(): void;
+};
+
+/** Wraps `transport.start` and `transport.send` until `release()`; both keep their behaviour. */
+export function watchConnect(transport: Transport, timeoutMs: number): ConnectWatch {
+  const start = Object.getOwnPropertyDescriptor(transport, 'start');
+  const send = Object.getOwnPropertyDescriptor(transport, 'send');
+  const originalStart = transport.start;
+  const originalSend = transport.send;
+  const watch: ConnectWatch = {
+    step: 'transport',
+    release() {
+      restore(transport, 'start', start);
+      restore(transport, 'send', send);
+    },
+  };
+  transport.start = () => within(originalStart.call(transport), timeoutMs, 'transport');
+  transport.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
+    const method = 'method' in message ? message.method : undefined;
+    if (method === 'server/discover') watch.step = 'probe';
+    else if (method === 'initialize') watch.step = 'initialize';
+    const sending = originalSend.call(transport, message, options);
+    // A request's send is inside the SDK's timer; a notification's is not.
+    if (method !== 'notifications/initialized') return sending;
+    watch.step = 'initialized';
+    return within(sending, timeoutMs, 'initialized');
+  };
+  return watch;
+}
+
+/** What a start that ran out of connectionTimeout at `step` says. */
+export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: number, transportType: string): string {
+  const after = `after ${connectionTimeout} ms (connectionTimeout)`;
+  switch (step) {
+    case 'transport':
+      return transportType === 'sse'
+        ? `the SSE stream sent no endpoint event ${after}`
+        : `opening the ${transportType} connection timed out ${after}`;
+    case 'probe':
+      return `the protocol version probe (server/discover) got no answer ${after}; a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"`;
+    case 'initialize':
+      return `MCP initialize timed out ${after}`;
+    case 'initialized':
+      return `the backend did not accept notifications/initialized ${after}`;
+    case 'lists':
+      return `reading the backend's tools, resources and prompts timed out ${after}`;
+  }
+}
+
+function within<T>(promise: Promise<T>, ms: number, step: ConnectStep): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConnectStepTimeout(step)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+function restore(transport: Transport, key: 'start' | 'send', own: PropertyDescriptor | undefined): void {
+  if (own) Object.defineProperty(transport, key, own);
+  else delete (transport as Partial<Transport>)[key];
+}

@@ -1,0 +1,128 @@
+import http from 'node:http';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connectTimeoutMessage, type ConnectStep } from '../../lib/backend/connect-watch.ts';
+import type { RemoteSpec } from '../../lib/config/types.ts';
+import { backendFixture, bounded, harness, stdioSpec } from './helpers/runner-harness.ts';
+
+const remoteSpec = (type: 'sse' | 'http', url: string, overrides: Partial<RemoteSpec> = {}): RemoteSpec => ({
+  name: 'remote',
+  type,
+  tags: [],
+  url,
+  headers: {},
+  connectionTimeout: 1_000,
+  requestTimeout: 10_000,
+  protocolVersion: 'auto',
+  disabledTools: [],
+  toolDescriptionOverrides: {},
+  ...overrides,
+});
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+async function shut(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+test('connect watch :: each step has its own message naming connectionTimeout', () => {
+  const cases: [ConnectStep, string, string][] = [
+    ['transport', 'sse', 'the SSE stream sent no endpoint event after 900 ms (connectionTimeout)'],
+    ['transport', 'http', 'opening the http connection timed out after 900 ms (connectionTimeout)'],
+    ['probe', 'stdio', 'the protocol version probe (server/discover) got no answer after 900 ms (connectionTimeout); a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"'],
+    ['initialize', 'stdio', 'MCP initialize timed out after 900 ms (connectionTimeout)'],
+    ['initialized', 'http', 'the backend did not accept notifications/initialized after 900 ms (connectionTimeout)'],
+    ['lists', 'stdio', "reading the backend's tools, resources and prompts timed out after 900 ms (connectionTimeout)"],
+  ];
+  for (const [step, type, message] of cases) assert.is(connectTimeoutMessage(step, 900, type), message, step);
+});
+
+test('connect watch :: an SSE server that never sends its endpoint event fails the start after connectionTimeout, and the stream is closed', async () => {
+  let streamClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (streamClosed = resolve));
+  const keepAlives = new Set<NodeJS.Timeout>();
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(': connected\n\n');
+    // Comments keep the stream alive without ever naming an endpoint.
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 100);
+    keepAlives.add(keepAlive);
+    req.on('close', () => {
+      clearInterval(keepAlive);
+      streamClosed();
+    });
+  });
+  const base = await listen(server);
+  const h = harness(remoteSpec('sse', `${base}/sse`));
+  try {
+    await bounded(h.runner.start(), 'the start', 10_000);
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.is(failed.error.message, 'the SSE stream sent no endpoint event after 1000 ms (connectionTimeout)');
+    await bounded(closed, 'the SSE stream closed by the client', 5_000);
+  } finally {
+    await h.close();
+    for (const timer of keepAlives) clearInterval(timer);
+    await shut(server);
+  }
+});
+
+test('connect watch :: an HTTP server that answers initialize but never the initialized notification fails the start after connectionTimeout', async () => {
+  let notified = 0;
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const message = JSON.parse(body) as { id?: number; method: string };
+      if (message.id === undefined) {
+        notified++;
+        return; // never answered
+      }
+      const result = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'stalls-on-initialized', version: '1.0.0' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    });
+  });
+  const base = await listen(server);
+  const h = harness(remoteSpec('http', `${base}/mcp`, { protocolVersion: 'legacy' }));
+  try {
+    await bounded(h.runner.start(), 'the start', 10_000);
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.is(failed.error.message, 'the backend did not accept notifications/initialized after 1000 ms (connectionTimeout)');
+    assert.ok(notified >= 1, 'the notification reached the server');
+  } finally {
+    await h.close();
+    await shut(server);
+  }
+});
+
+test('connect watch :: a stdio backend that ignores server/discover: the probe is named with the fix, and "legacy" connects it', async () => {
+  const script = backendFixture('ignores-server-discover.mjs');
+  const auto = harness(stdioSpec('ignores', script, { connectionTimeout: 1_500 }));
+  try {
+    await bounded(auto.runner.start(), 'the auto start');
+    const failed = await auto.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.is(failed.error.message, 'the protocol version probe (server/discover) got no answer after 1500 ms (connectionTimeout); a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"');
+  } finally {
+    await auto.close();
+  }
+  const legacy = harness(stdioSpec('ignores', script, { connectionTimeout: 1_500, protocolVersion: 'legacy' }));
+  try {
+    await bounded(legacy.runner.start(), 'the legacy start');
+    const connected = await legacy.next('connected');
+    assert.ok(connected.type === 'connected' && connected.inventory.tools.map((t) => t.name).join() === 'pid', JSON.stringify(connected));
+  } finally {
+    await legacy.close();
+  }
+});
+
+test.run();
