@@ -420,8 +420,11 @@ export async function waitHealthy(agent: Agent, names: string[], timeoutMs: numb
   throw new Error(`backends not all healthy within ${timeoutMs} ms: ${missing}\n${last}\nthe service's last log lines:\n${agent.logTail().join('\n')}`);
 }
 
+/** A scratch directory for one benchmark process; it goes when the process exits. */
 export function tmpRoot(marker: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `agent-bench-${marker}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `agent-bench-${marker}-`));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export { isAlive };

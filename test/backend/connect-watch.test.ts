@@ -115,7 +115,8 @@ test('connect watch :: a stdio backend that ignores server/discover: the probe i
   } finally {
     await auto.close();
   }
-  const legacy = harness(stdioSpec('ignores', script, { connectionTimeout: 1_500, protocolVersion: 'legacy' }));
+  // Generous: under a loaded machine node's own start must fit.
+  const legacy = harness(stdioSpec('ignores', script, { connectionTimeout: 5_000, protocolVersion: 'legacy' }));
   try {
     await bounded(legacy.runner.start(), 'the legacy start');
     const connected = await legacy.next('connected');

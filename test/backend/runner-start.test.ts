@@ -135,7 +135,7 @@ test('runner start :: an initialize slower than connectionTimeout fails the star
 });
 
 test('runner start :: a backend that dies while its lists are read: the message says so', async () => {
-  const h = harness(listsSlowly(0, { connectionTimeout: 10_000, requestTimeout: 60_000 }, { LIST_EXIT_CODE: '3' }));
+  const h = harness(stdioSpec('exits', backendFixture('exits-when-listing.mjs'), { protocolVersion: 'legacy' }));
   try {
     await bounded(h.runner.start(), 'the start');
     const failed = await h.next('failed');

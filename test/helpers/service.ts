@@ -26,8 +26,17 @@ export type Service = {
   stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
+// Every scratch directory a test process made goes when that process exits, whatever a test
+// forgot: a full run used to leave a dozen behind.
+const scratch: string[] = [];
+process.once('exit', () => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'agent-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
 }
 
 export function writeConfig(file: string, config: unknown): void {

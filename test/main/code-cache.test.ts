@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { CodeCache, cacheFileName } from '../../lib/main/code-cache.ts';
+import { tempDir } from '../helpers/service.ts';
 
 function scratch(): { dir: string; bundle: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-code-cache-'));
+  const dir = tempDir('agent-code-cache-');
   const bundle = path.join(dir, 'backend.cjs');
   fs.writeFileSync(bundle, 'module.exports = 1;\n');
   return { dir, bundle };
