@@ -4,7 +4,7 @@
 // calls/s, over `--repeats` windows. The `bench` suite's `traffic` scenario measures the same
 // with probes on top; this script answers "did this change make a call cheaper" in a minute.
 //
-//   node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--warmup <s>] [--worker-nice <n>] [--source] [--cpu-prof <dir>]
+//   node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--warmup <s>] [--worker-nice <n>] [--mcp-workers <n>] [--source] [--cpu-prof <dir>]
 //
 // `--probe 200` probes /health and /health/live at 200 req/s each during every window, as the
 // `traffic` scenario's fixed-rate phase does, and adds the /health p99 to each line.
@@ -18,12 +18,15 @@ const repeats = args.number('--repeats', 3);
 const seconds = args.number('--seconds', 5);
 const probeRate = args.number('--probe', 0);
 const warmupSeconds = args.number('--warmup', 10);
-// `--worker-nice <n>` is passed to agent serve (its default otherwise).
-const workerNice = args.has('--worker-nice') ? ['--worker-nice', String(args.number('--worker-nice', 10))] : [];
+// `--worker-nice <n>` and `--mcp-workers <n>` are passed to agent serve (its defaults otherwise).
+const workerNice = [
+  ...(args.has('--worker-nice') ? ['--worker-nice', String(args.number('--worker-nice', 10))] : []),
+  ...(args.has('--mcp-workers') ? ['--mcp-workers', String(args.number('--mcp-workers', 1))] : []),
+];
 const cpuProfDir = args.text('--cpu-prof');
 
 const { agent, names, marker } = await startWithHealthy('calls', 10, { entry: args.entry, serveArgs: workerNice, ...(cpuProfDir ? { cpuProfDir } : {}) });
-type Row = { perSecond: number; p50: number; healthP99: number; main: number; hub: number; workers: number; children: number; client: number };
+type Row = { perSecond: number; p50: number; healthP99: number; main: number; hub: number; workers: number; children: number; client: number; hubsPct: number[] };
 const rows: Row[] = [];
 try {
   const load = await startLoad({ url: `${agent.base}/mcp`, clients: 10, tools: names.map((n) => `${n}_agent_echo`), textBytes: 4096, warmupCalls: 20, maxSeconds: repeats * seconds + warmupSeconds + 120 }, marker);
@@ -45,9 +48,11 @@ try {
         workers: per(cost.backendWorkersCpuPct),
         children: per(cost.childrenCpuPct),
         client: per(calls.cpuPct),
+        // Each hub's share of a core: the one to watch before adding a hub (README, --mcp-workers).
+        hubsPct: cost.hubCpuPct.map((pct) => Math.round(pct)),
       };
       rows.push(row);
-      process.stdout.write(`window ${i + 1}: ${row.perSecond} calls/s, p50 ${row.p50} ms${probeRate ? `, /health p99 ${row.healthP99} ms` : ''}; CPU ms per call: main ${row.main}, hub ${row.hub}, backend workers ${row.workers}, children ${row.children}, client ${row.client}\n`);
+      process.stdout.write(`window ${i + 1}: ${row.perSecond} calls/s, p50 ${row.p50} ms${probeRate ? `, /health p99 ${row.healthP99} ms` : ''}; CPU ms per call: main ${row.main}, hub ${row.hub}, backend workers ${row.workers}, children ${row.children}, client ${row.client}; hub CPU ${row.hubsPct.join(' / ')} % of a core\n`);
     }
     await load.halt();
   } finally {
@@ -56,6 +61,6 @@ try {
 } finally {
   await agent.stop();
 }
-const m = (key: keyof Row) => Math.round(mean(rows.map((r) => r[key])) * 1000) / 1000;
+const m = (key: Exclude<keyof Row, 'hubsPct'>) => Math.round(mean(rows.map((r) => r[key])) * 1000) / 1000;
 process.stdout.write(`mean: ${m('perSecond')} calls/s${probeRate ? `, /health p99 ${m('healthP99')} ms` : ''}; CPU ms per call: main ${m('main')}, hub ${m('hub')}, backend workers ${m('workers')}, children ${m('children')}, client ${m('client')}; service ${Math.round((m('main') + m('hub') + m('workers')) * 1000) / 1000}\n`);
 process.exit(0);

@@ -6,14 +6,22 @@
 // (backend.cjs): workers/script-loader.cjs compiles it with one V8 code cache shared by every
 // worker (lib/main/code-cache.ts), which an ES module cannot be given. Its JSON-schema validator
 // (ajv) is a bundle of its own, ajv-validator.cjs, loaded on first use (lib/backend/bundle/).
+//
+// A bundle is replaced only when its bytes change, by a rename: a service running beside this
+// script (npm start while tests run, a second checkout's build) never reads a half-written file,
+// and an unchanged bundle keeps its modification time, which names its code cache. One that is
+// unchanged but older than a source is touched, so lib/shared/worker-entry.ts finds it fresh.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazySchemas } from './lazy-schemas.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const newestSource = newestMtime([path.join(root, 'lib'), path.join(root, 'workers')]);
 const common = {
   absWorkingDir: root,
+  write: false,
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -22,7 +30,7 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({
+const hubs = await build({
   ...common,
   entryPoints: { hub: 'workers/hub.ts', config: 'workers/config.ts', tokens: 'workers/tokens.ts' },
   outdir: 'build/workers',
@@ -58,14 +66,46 @@ const backend = await build({
   banner: { js: 'var __agentImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' },
   metafile: true,
 });
-await build({
+const ajv = await build({
   ...common,
   entryPoints: { 'ajv-validator': 'lib/backend/bundle/ajv-validator.ts' },
   outdir: 'build/workers',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
 });
+for (const file of [hubs, backend, ajv].flatMap((result) => result.outputFiles)) replaceIfChanged(file.path, file.contents);
 // What the backend bundle holds, by input (benchmarks/README.md reads it).
-fs.writeFileSync(new URL('../build/workers/backend.meta.json', import.meta.url), JSON.stringify(backend.metafile));
+replaceIfChanged(path.join(root, 'build/workers/backend.meta.json'), Buffer.from(JSON.stringify(backend.metafile)));
 // An ES module bundle of the backend from an older build would be taken for this one.
 fs.rmSync(new URL('../build/workers/backend.mjs', import.meta.url), { force: true });
+
+function replaceIfChanged(file, contents) {
+  let current = null;
+  try {
+    current = fs.readFileSync(file);
+  } catch {
+    /* not built yet */
+  }
+  if (current && Buffer.compare(current, contents) === 0) {
+    if (fs.statSync(file).mtimeMs < newestSource) fs.utimesSync(file, new Date(), new Date());
+    return;
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, contents);
+  fs.renameSync(temporary, file);
+}
+
+// The same rule as lib/shared/worker-entry.ts: the newest .ts, .mjs or .js file under `dirs`.
+function newestMtime(dirs) {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(ts|mjs|js)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+    }
+  };
+  for (const dir of dirs) if (fs.existsSync(dir)) walk(dir);
+  return newest;
+}

@@ -19,6 +19,8 @@ export type ConnectWatch = {
   step: ConnectStep;
   /** Gives the transport its own methods back; the watch ends. */
   release(): void;
+  /** The start was superseded: a step still waiting fails now instead of at its timeout. */
+  cancel(): void;
 };
 
 /** Wraps `transport.start` and `transport.send` until `release()`; both keep their behaviour. */
@@ -27,26 +29,46 @@ export function watchConnect(transport: Transport, timeoutMs: number): ConnectWa
   const send = Object.getOwnPropertyDescriptor(transport, 'send');
   const originalStart = transport.start;
   const originalSend = transport.send;
+  const waiting = new Set<(error: Error) => void>();
+  const within = <T>(promise: Promise<T>, step: ConnectStep): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    let fail!: (error: Error) => void;
+    const expired = new Promise<never>((_, reject) => {
+      fail = reject;
+      timer = setTimeout(() => reject(new ConnectStepTimeout(step)), timeoutMs);
+    });
+    waiting.add(fail);
+    return Promise.race([promise, expired]).finally(() => {
+      clearTimeout(timer);
+      waiting.delete(fail);
+    });
+  };
   const watch: ConnectWatch = {
     step: 'transport',
     release() {
       restore(transport, 'start', start);
       restore(transport, 'send', send);
     },
+    cancel() {
+      for (const fail of waiting) fail(new Error('the start was superseded'));
+    },
   };
-  transport.start = () => within(originalStart.call(transport), timeoutMs, 'transport');
+  transport.start = () => within(originalStart.call(transport), 'transport');
   transport.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
-    const method = 'method' in message ? message.method : undefined;
-    if (method === 'server/discover') watch.step = 'probe';
-    else if (method === 'initialize') watch.step = 'initialize';
+    const step = STEP_OF[('method' in message && message.method) || ''];
     const sending = originalSend.call(transport, message, options);
-    // A request's send is inside the SDK's timer; a notification's is not.
-    if (method !== 'notifications/initialized') return sending;
-    watch.step = 'initialized';
-    return within(sending, timeoutMs, 'initialized');
+    if (!step) return sending;
+    watch.step = step;
+    // The notification's send has no timer of the SDK's; the requests' sends get one as long as
+    // the SDK's own, so that cancel() can end an HTTP request still waiting for its answer.
+    return within(sending, step);
   };
   return watch;
 }
+
+// The messages of a connect and the step each one begins. Others (a 2026-07-28 backend's
+// subscriptions/listen, whose answer is a stream that stays open) are not timed here.
+const STEP_OF: Record<string, ConnectStep | undefined> = { 'server/discover': 'probe', initialize: 'initialize', 'notifications/initialized': 'initialized' };
 
 /** What a start that ran out of connectionTimeout at `step` says. */
 export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: number, transportType: string): string {
@@ -65,14 +87,6 @@ export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: numb
     case 'lists':
       return `reading the backend's tools, resources and prompts timed out ${after}`;
   }
-}
-
-function within<T>(promise: Promise<T>, ms: number, step: ConnectStep): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectStepTimeout(step)), ms);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
 function restore(transport: Transport, key: 'start' | 'send', own: PropertyDescriptor | undefined): void {

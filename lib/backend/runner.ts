@@ -12,7 +12,7 @@ import { describeEnd } from './describe.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
 import { formatStderrEntry, newStderrLimiter, StderrCapture, type StderrLimiter } from './stderr-capture.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
-import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, watchConnect } from './connect-watch.ts';
+import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, type ConnectWatch, watchConnect } from './connect-watch.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
@@ -71,6 +71,7 @@ export class BackendRunner {
   // The latest stdio child, from its spawn until it has been stopped completely.
   private stdio: StdioConnection | null = null;
   private client: Client | null = null;
+  private connectWatch: ConnectWatch | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private connected = false;
@@ -131,6 +132,7 @@ export class BackendRunner {
     // healthy backends while 50 started at once on 2 cores: each step waits for a busy machine.
     // The SDK leaves two steps untimed (the transport's start, the initialized notification): the watch times them and names the step.
     const watch = watchConnect(transport, this.spec.connectionTimeout);
+    this.connectWatch = watch;
     try {
       const connecting = client.connect(transport, { timeout: this.spec.connectionTimeout });
       await (stdio ? Promise.race([connecting, stdio.ending.then(childEnded)]) : connecting);
@@ -474,6 +476,11 @@ export class BackendRunner {
     const client = this.client;
     const stdio = this.stdio;
     this.client = null;
+    // A start still connecting fails now, not when its step times out: before the SDK attaches
+    // the transport (its start, the era probe) closing the client would not close it, and the
+    // SDK closes it as the connect fails.
+    this.connectWatch?.cancel();
+    this.connectWatch = null;
     await client?.close().catch(() => undefined);
     if (!stdio) return;
     await stdio.child.stop(graceMs);

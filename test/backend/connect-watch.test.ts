@@ -41,32 +41,85 @@ test('connect watch :: each step has its own message naming connectionTimeout', 
   for (const [step, type, message] of cases) assert.is(connectTimeoutMessage(step, 900, type), message, step);
 });
 
-test('connect watch :: an SSE server that never sends its endpoint event fails the start after connectionTimeout, and the stream is closed', async () => {
-  let streamClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (streamClosed = resolve));
+// An SSE server that keeps its stream open with comments and never names an endpoint.
+async function silentSse() {
+  let opened!: () => void;
+  let closed!: () => void;
+  const streams = { opened: new Promise<void>((resolve) => (opened = resolve)), closed: new Promise<void>((resolve) => (closed = resolve)) };
   const keepAlives = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.write(': connected\n\n');
-    // Comments keep the stream alive without ever naming an endpoint.
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 100);
     keepAlives.add(keepAlive);
+    opened();
     req.on('close', () => {
       clearInterval(keepAlive);
-      streamClosed();
+      closed();
     });
   });
-  const base = await listen(server);
-  const h = harness(remoteSpec('sse', `${base}/sse`));
+  const url = `${await listen(server)}/sse`;
+  return {
+    url,
+    streams,
+    async close() {
+      for (const timer of keepAlives) clearInterval(timer);
+      await shut(server);
+    },
+  };
+}
+
+test('connect watch :: an SSE server that never sends its endpoint event fails the start after connectionTimeout, and the stream is closed', async () => {
+  const sse = await silentSse();
+  const h = harness(remoteSpec('sse', sse.url));
   try {
     await bounded(h.runner.start(), 'the start', 10_000);
     const failed = await h.next('failed');
     assert.ok(failed.type === 'failed');
     assert.is(failed.error.message, 'the SSE stream sent no endpoint event after 1000 ms (connectionTimeout)');
-    await bounded(closed, 'the SSE stream closed by the client', 5_000);
+    await bounded(sse.streams.closed, 'the SSE stream closed by the client', 5_000);
   } finally {
     await h.close();
-    for (const timer of keepAlives) clearInterval(timer);
+    await sse.close();
+  }
+});
+
+test('connect watch :: a stop while the SSE stream waits for its endpoint closes the stream at once, not after connectionTimeout', async () => {
+  const sse = await silentSse();
+  const h = harness(remoteSpec('sse', sse.url, { connectionTimeout: 30_000 }));
+  try {
+    const started = h.runner.start();
+    await bounded(sse.streams.opened, 'the SSE stream opened', 5_000);
+    await bounded(h.runner.stop(200), 'the stop', 5_000);
+    await bounded(sse.streams.closed, 'the SSE stream closed after the stop', 2_000);
+    await bounded(started, 'the superseded start', 2_000);
+    assert.equal(h.events.map((e) => e.type), ['connecting', 'stopped']);
+  } finally {
+    await h.close();
+    await sse.close();
+  }
+});
+
+test('connect watch :: a stop while an HTTP backend has not answered the era probe ends the request at once', async () => {
+  let opened!: () => void;
+  let closed!: () => void;
+  const request = { opened: new Promise<void>((resolve) => (opened = resolve)), closed: new Promise<void>((resolve) => (closed = resolve)) };
+  // Takes the probe's POST and never answers it.
+  const server = http.createServer((req) => {
+    opened();
+    req.on('close', () => closed());
+  });
+  const base = await listen(server);
+  const h = harness(remoteSpec('http', `${base}/mcp`, { connectionTimeout: 30_000 }));
+  try {
+    const started = h.runner.start();
+    await bounded(request.opened, 'the probe sent', 5_000);
+    await bounded(h.runner.stop(200), 'the stop', 5_000);
+    await bounded(request.closed, 'the probe request ended after the stop', 2_000);
+    await bounded(started, 'the superseded start', 2_000);
+    assert.equal(h.events.map((e) => e.type), ['connecting', 'stopped']);
+  } finally {
+    await h.close();
     await shut(server);
   }
 });

@@ -30,6 +30,11 @@ async function pids(): Promise<Record<string, number | null>> {
   return Object.fromEntries((answer.result as { servers: { name: string; pid: number | null; status: string }[] }).servers.map((s) => [s.name, s.status === 'connected' ? s.pid : null]));
 }
 
+/** The names of the connected backends, sorted and joined with commas. */
+function connectedNames(byName: Record<string, number | null>): string {
+  return Object.entries(byName).filter(([, pid]) => pid !== null).map(([name]) => name).sort().join();
+}
+
 /** Waits until exactly `changed` have new pids (all connected) and returns the new pids. */
 async function expectRestarted(before: Record<string, number | null>, changed: string[], what: string) {
   const after = await poll(async () => {
@@ -171,7 +176,8 @@ R('e2e config reload :: a Kubernetes-style symlink swap is picked up', async () 
   fs.writeFileSync(path.join(dataB, 'mcp.json'), JSON.stringify({ mcpServers: { plain: fixture({}), other: fixture({}) } }));
   fs.symlinkSync('..2026_b', path.join(svc.dir, '..data_tmp'));
   fs.renameSync(path.join(svc.dir, '..data_tmp'), path.join(svc.dir, '..data'));
-  await poll(async () => Object.keys(await pids()).sort().join() === 'other,plain', 'the second swap');
+  // Connected, not only configured: a backend still connecting would announce its lists during a later test.
+  await poll(async () => connectedNames(await pids()) === 'other,plain', 'the second swap');
 });
 
 R('e2e config reload :: agent mcp reload forces a reload; status --verbose shows the effective configuration', async () => {
@@ -186,6 +192,9 @@ R('e2e config reload :: agent mcp reload forces a reload; status --verbose shows
 });
 
 R('e2e config reload :: a backend with tools only connecting sends tools/list_changed, not prompts or resources', async () => {
+  // Every backend configured so far is connected and its lists announced before counting starts.
+  await poll(async () => Object.values(await pids()).every((pid) => pid !== null), 'every backend connected');
+  await new Promise((r) => setTimeout(r, 300));
   let prompts = 0;
   let resources = 0;
   client.setNotificationHandler(PromptListChangedNotificationSchema, async () => void prompts++);

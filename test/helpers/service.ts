@@ -30,7 +30,13 @@ export type Service = {
 // forgot: a full run used to leave a dozen behind.
 const scratch: string[] = [];
 process.once('exit', () => {
-  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of scratch) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      process.stderr.write(`could not remove the scratch directory ${dir}: ${(error as Error).message}\n`);
+    }
+  }
 });
 
 export function tempDir(prefix = 'agent-test-'): string {
