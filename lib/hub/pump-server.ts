@@ -10,6 +10,7 @@ import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 import { failureFrame, watchFailureFrame } from './failure-frame.ts';
 import { Outbox } from './pump-outbox.ts';
+import { rememberWholeBody } from './whole-body.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -66,6 +67,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       signal: exchange.abort.signal,
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
+    if (message.ended && message.body) rememberWholeBody(request, message.body);
     void respond(message.id, exchange, request);
   }
 

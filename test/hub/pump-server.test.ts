@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
 import { servePump } from '../../lib/hub/pump-server.ts';
+import { wholeBodyOf } from '../../lib/hub/whole-body.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
@@ -105,6 +106,26 @@ test('pump server :: a whole request: the head leaves at once, the bytes and end
   assert.equal([last.head, last.chunks.length, last.end], [undefined, 2, true]);
   assert.is(p.body(5), 'event: message\ndata: {}\n\n');
   assert.not.ok(p.received.some((m) => m.type === 'credit'), 'a body that came whole is not credited');
+  p.close();
+});
+
+test('pump server :: a body that came whole is also readable as its bytes, without the stream; a streamed one is not', async () => {
+  const seen: { bytes: string | null; text: string }[] = [];
+  const p = setup(async (request) => {
+    const bytes = wholeBodyOf(request);
+    seen.push({ bytes: bytes ? new TextDecoder().decode(bytes) : null, text: await request.text() });
+    return new Response('ok');
+  });
+  p.send(whole(7, 'POST', '/mcp', '{"id":7}'));
+  await p.until(() => p.ended(7), 'the whole request answered');
+  p.send(head(8, 'POST', '/mcp'));
+  p.send({ type: 'body', id: 8, chunk: new TextEncoder().encode('{"id":8}') });
+  p.send({ type: 'end', id: 8 });
+  await p.until(() => p.ended(8), 'the streamed request answered');
+  assert.equal(seen, [
+    { bytes: '{"id":7}', text: '{"id":7}' },
+    { bytes: null, text: '{"id":8}' },
+  ]);
   p.close();
 });
 
