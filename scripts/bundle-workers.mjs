@@ -11,14 +11,16 @@
 // script (npm start while tests run, a second checkout's build) never reads a half-written file,
 // and an unchanged bundle keeps its modification time, which names its code cache. One that is
 // unchanged but older than a source is touched, so lib/shared/worker-entry.ts finds it fresh.
+// Run it with `node --import tsx` (package.json does): it reads that rule from worker-entry.ts.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazySchemas } from './lazy-schemas.mjs';
+import { newestWorkerSource } from '../lib/shared/worker-entry.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const newestSource = newestMtime([path.join(root, 'lib'), path.join(root, 'workers')]);
+const newestSource = newestWorkerSource();
 const common = {
   absWorkingDir: root,
   write: false,
@@ -96,16 +98,3 @@ function replaceIfChanged(file, contents) {
   fs.renameSync(temporary, file);
 }
 
-// The same rule as lib/shared/worker-entry.ts: the newest .ts, .mjs or .js file under `dirs`.
-function newestMtime(dirs) {
-  let newest = 0;
-  const walk = (dir) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (/\.(ts|mjs|js)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
-    }
-  };
-  for (const dir of dirs) if (fs.existsSync(dir)) walk(dir);
-  return newest;
-}

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { descendants, isAlive, killPids, rssMB, waitUntilDead } from './procs.ts';
 import { sleep } from './stats.ts';
+import { newestWorkerSource } from '../../lib/shared/worker-entry.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BENCH = path.join(ROOT, 'benchmarks');
@@ -38,13 +39,13 @@ function newestMtime(dir: string): number {
  * when a source in lib/ or workers/ is newer: the service uses them only when they are fresh.
  */
 export function bundleWorkers(log: (line: string) => void = () => {}): void {
-  const sources = Math.max(newestMtime(path.join(ROOT, 'lib')), newestMtime(path.join(ROOT, 'workers')));
+  const sources = newestWorkerSource();
   // The names scripts/bundle-workers.mjs writes. A name it no longer writes (backend.mjs) made this
   // rebuild before every service start, rewriting the bundle while running services' workers read it.
   const bundles = ['backend.cjs', 'hub.mjs'].map((name) => path.join(ROOT, 'build/workers', name));
   if (bundles.every((file) => fs.existsSync(file) && fs.statSync(file).mtimeMs >= sources)) return;
   log('bundling the worker entries (scripts/bundle-workers.mjs) ...');
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle-workers.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bundle-workers.mjs')], { cwd: ROOT, stdio: 'pipe', timeout: 120_000 });
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from './version.ts';
 
-// The newest modification time of the sources a worker bundle is built from.
+// The newest modification time of the .ts, .mjs and .js files under `dirs`.
 function newestSource(dirs: string[]): number {
   let newest = 0;
   const walk = (dir: string) => {
@@ -17,6 +17,14 @@ function newestSource(dirs: string[]): number {
   return newest;
 }
 
+/**
+ * When the sources of the worker bundles (lib/, workers/) last changed: a bundle older than this
+ * is stale. scripts/bundle-workers.mjs keeps its bundles at least this new.
+ */
+export function newestWorkerSource(): number {
+  return newestSource([path.join(PACKAGE_ROOT, 'workers'), path.join(PACKAGE_ROOT, 'lib')]);
+}
+
 const bundleChecks = new Map<string, string | null>();
 
 // build/workers/<name>.mjs or .cjs (scripts/bundle-workers.mjs) when it is newer than its sources.
@@ -27,7 +35,7 @@ function freshBundle(name: string): string | null {
     const bundle = path.join(PACKAGE_ROOT, 'build', 'workers', `${name}${ext}`);
     try {
       const built = fs.statSync(bundle).mtimeMs;
-      if (built >= newestSource([path.join(PACKAGE_ROOT, 'workers'), path.join(PACKAGE_ROOT, 'lib')])) found = bundle;
+      if (built >= newestWorkerSource()) found = bundle;
     } catch {
       continue;
     }

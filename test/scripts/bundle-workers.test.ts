@@ -18,10 +18,10 @@ const identity = () =>
   );
 
 test('bundle-workers :: an unchanged bundle is left as it is: same file, same modification time, no temporary left', () => {
-  execFileSync(process.execPath, ['scripts/bundle-workers.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-workers.mjs'], { cwd: ROOT, stdio: 'pipe' });
   const before = identity();
   assert.ok(['backend.cjs', 'hub.mjs', 'ajv-validator.cjs'].every((name) => name in before), Object.keys(before).join());
-  execFileSync(process.execPath, ['scripts/bundle-workers.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-workers.mjs'], { cwd: ROOT, stdio: 'pipe' });
   assert.equal(identity(), before);
 });
 
