@@ -8,6 +8,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const testDir = fileURLToPath(new URL('.', import.meta.url));
 const files = process.argv.slice(2);
 
+// Interrupted (test/run.mjs forwards Ctrl-C to the shard's group): exit, so that the exit
+// handlers remove the tests' scratch directories.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+
 globalThis.UVU_DEFER = 1;
 const uvu = await import('uvu');
 files.forEach((file, index) => {

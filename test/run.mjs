@@ -44,6 +44,7 @@ if (files.length === 0) {
 const known = fs.existsSync(durationsFile) ? JSON.parse(fs.readFileSync(durationsFile, 'utf8')) : {};
 const shards = partition(files, Math.min(jobs, files.length), (file) => known[file] ?? UNKNOWN_SECONDS);
 
+let interrupted = null;
 const started = performance.now();
 const results = await Promise.all(shards.map((shard, index) => runShard(shard, index)));
 for (const result of results.slice(1)) process.stdout.write(result.output);
@@ -63,6 +64,8 @@ if (record) {
   process.stdout.write(`\nwall times written to ${path.relative(root, durationsFile)}`);
 }
 process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+// Interrupted: the shell's convention, 128 + the signal's number.
+if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
 process.exit(failed === 0 && total > 0 && results.every((r) => r.code === 0 && r.summarized) ? 0 : 1);
 
 function testFiles(dir, prefix = '') {
@@ -90,8 +93,10 @@ function runShard(shardFiles, index) {
   const runtime = fs.mkdtempSync(path.join(os.tmpdir(), `agent-test-runtime-${index}-`));
   const timingsFile = path.join(runtime, 'timings.json');
   const begun = performance.now();
+  // Its own process group: an interrupt reaches the shard and every service its tests started.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(testDir, 'job.mjs'), ...shardFiles], {
     cwd: root,
+    detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, XDG_RUNTIME_DIR: runtime, TEST_TIMINGS_FILE: timingsFile, FORCE_COLOR: '0' },
   });
@@ -101,7 +106,16 @@ function runShard(shardFiles, index) {
     output += chunk;
     if (index === 0) process.stdout.write(chunk);
   });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => child.kill(signal));
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      interrupted = signal;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        /* the shard has ended */
+      }
+    });
+  }
   return new Promise((resolve) => {
     child.on('close', (code) => {
       // The last summary line of each kind: a test's own output may contain the words.

@@ -71,7 +71,7 @@ export function watchConnect(transport: Transport, timeoutMs: number): ConnectWa
 const STEP_OF: Record<string, ConnectStep | undefined> = { 'server/discover': 'probe', initialize: 'initialize', 'notifications/initialized': 'initialized' };
 
 /** What a start that ran out of connectionTimeout at `step` says. */
-export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: number, transportType: string): string {
+export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: number, transportType: string, protocolVersion = 'auto'): string {
   const after = `after ${connectionTimeout} ms (connectionTimeout)`;
   switch (step) {
     case 'transport':
@@ -79,7 +79,10 @@ export function connectTimeoutMessage(step: ConnectStep, connectionTimeout: numb
         ? `the SSE stream sent no endpoint event ${after}`
         : `opening the ${transportType} connection timed out ${after}`;
     case 'probe':
-      return `the protocol version probe (server/discover) got no answer ${after}; a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"`;
+      // Pinned to 2026-07-28, a server that does not answer server/discover does not speak it.
+      return protocolVersion === '2026-07-28'
+        ? `the protocol version probe (server/discover) got no answer ${after}: the backend does not seem to speak 2026-07-28; for a 2025 server set "protocolVersion" to "auto" or "legacy"`
+        : `the protocol version probe (server/discover) got no answer ${after}; a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"`;
     case 'initialize':
       return `MCP initialize timed out ${after}`;
     case 'initialized':

@@ -258,8 +258,8 @@ export class BackendRunner {
       if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    if (error instanceof ConnectStepTimeout) wire.message = connectTimeoutMessage(error.step, this.spec.connectionTimeout, this.spec.type);
-    else if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(step, this.spec.connectionTimeout, this.spec.type);
+    if (error instanceof ConnectStepTimeout) wire.message = connectTimeoutMessage(error.step, this.spec.connectionTimeout, this.spec.type, this.spec.protocolVersion);
+    else if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(step, this.spec.connectionTimeout, this.spec.type, this.spec.protocolVersion);
     return { wire, exit: null };
   }
 

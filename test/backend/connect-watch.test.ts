@@ -30,15 +30,16 @@ async function shut(server: http.Server): Promise<void> {
 }
 
 test('connect watch :: each step has its own message naming connectionTimeout', () => {
-  const cases: [ConnectStep, string, string][] = [
+  const cases: [ConnectStep, string, string, string?][] = [
     ['transport', 'sse', 'the SSE stream sent no endpoint event after 900 ms (connectionTimeout)'],
     ['transport', 'http', 'opening the http connection timed out after 900 ms (connectionTimeout)'],
     ['probe', 'stdio', 'the protocol version probe (server/discover) got no answer after 900 ms (connectionTimeout); a 2025 server that ignores unknown requests needs "protocolVersion": "legacy"'],
+    ['probe', 'http', 'the protocol version probe (server/discover) got no answer after 900 ms (connectionTimeout): the backend does not seem to speak 2026-07-28; for a 2025 server set "protocolVersion" to "auto" or "legacy"', '2026-07-28'],
     ['initialize', 'stdio', 'MCP initialize timed out after 900 ms (connectionTimeout)'],
     ['initialized', 'http', 'the backend did not accept notifications/initialized after 900 ms (connectionTimeout)'],
     ['lists', 'stdio', "reading the backend's tools, resources and prompts timed out after 900 ms (connectionTimeout)"],
   ];
-  for (const [step, type, message] of cases) assert.is(connectTimeoutMessage(step, 900, type), message, step);
+  for (const [step, type, message, mode] of cases) assert.is(connectTimeoutMessage(step, 900, type, mode), message, `${step} ${mode ?? ''}`);
 });
 
 // An SSE server that keeps its stream open with comments and never names an endpoint.
@@ -176,6 +177,18 @@ test('connect watch :: a stdio backend that ignores server/discover: the probe i
     assert.ok(connected.type === 'connected' && connected.inventory.tools.map((t) => t.name).join() === 'pid', JSON.stringify(connected));
   } finally {
     await legacy.close();
+  }
+});
+
+test('connect watch :: pinned to 2026-07-28, a backend that ignores server/discover is told it does not speak it', async () => {
+  const h = harness(stdioSpec('ignores', backendFixture('ignores-server-discover.mjs'), { connectionTimeout: 1_500, protocolVersion: '2026-07-28' }));
+  try {
+    await bounded(h.runner.start(), 'the pinned start');
+    const failed = await h.next('failed');
+    assert.ok(failed.type === 'failed');
+    assert.match(failed.error.message, /does not seem to speak 2026-07-28; for a 2025 server set "protocolVersion" to "auto" or "legacy"$/);
+  } finally {
+    await h.close();
   }
 });
 
