@@ -8,9 +8,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const testDir = fileURLToPath(new URL('.', import.meta.url));
 const files = process.argv.slice(2);
 
-// Interrupted (test/run.mjs forwards Ctrl-C to the shard's group): exit, so that the exit
+// Interrupted (test/run.mjs passes a Ctrl-C or hang-up to the shard's group): exit, so that the exit
 // handlers remove the tests' scratch directories.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+for (const [signal, code] of [['SIGHUP', 129], ['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
 
 globalThis.UVU_DEFER = 1;
 const uvu = await import('uvu');

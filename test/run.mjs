@@ -44,7 +44,28 @@ if (files.length === 0) {
 const known = fs.existsSync(durationsFile) ? JSON.parse(fs.readFileSync(durationsFile, 'utf8')) : {};
 const shards = partition(files, Math.min(jobs, files.length), (file) => known[file] ?? UNKNOWN_SECONDS);
 
+// Shards run in process groups of their own (detached): a terminal's Ctrl-C or hang-up reaches
+// only this process, which passes it on to every group still running; should this process end
+// any other way first (an uncaught error, a broken output pipe), the groups are ended too.
+const SIGNAL_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+const running = new Set();
 let interrupted = null;
+const signalShards = (signal) => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      /* that shard has ended */
+    }
+  }
+};
+for (const signal of Object.keys(SIGNAL_EXIT_CODES)) {
+  process.on(signal, () => {
+    interrupted = signal;
+    signalShards(signal);
+  });
+}
+process.on('exit', () => signalShards('SIGTERM'));
 const started = performance.now();
 const results = await Promise.all(shards.map((shard, index) => runShard(shard, index)));
 for (const result of results.slice(1)) process.stdout.write(result.output);
@@ -65,7 +86,7 @@ if (record) {
 }
 process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 // Interrupted: the shell's convention, 128 + the signal's number.
-if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
+if (interrupted) process.exit(SIGNAL_EXIT_CODES[interrupted]);
 process.exit(failed === 0 && total > 0 && results.every((r) => r.code === 0 && r.summarized) ? 0 : 1);
 
 function testFiles(dir, prefix = '') {
@@ -106,18 +127,10 @@ function runShard(shardFiles, index) {
     output += chunk;
     if (index === 0) process.stdout.write(chunk);
   });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => {
-      interrupted = signal;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        /* the shard has ended */
-      }
-    });
-  }
+  running.add(child.pid);
   return new Promise((resolve) => {
     child.on('close', (code) => {
+      running.delete(child.pid);
       // The last summary line of each kind: a test's own output may contain the words.
       const count = (label) => Number([...output.matchAll(new RegExp(`^  ${label}:\\s+(\\d+)`, 'gm'))].at(-1)?.[1] ?? 0);
       const timings = fs.existsSync(timingsFile) ? JSON.parse(fs.readFileSync(timingsFile, 'utf8')) : {};

@@ -67,7 +67,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       signal: exchange.abort.signal,
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
-    if (message.ended && message.body) rememberWholeBody(request, message.body);
+    if (body instanceof Uint8Array) rememberWholeBody(request, body);
     void respond(message.id, exchange, request);
   }
 
