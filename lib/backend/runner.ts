@@ -258,8 +258,9 @@ export class BackendRunner {
       if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
-    if (error instanceof ConnectStepTimeout) wire.message = connectTimeoutMessage(error.step, this.spec.connectionTimeout, this.spec.type, this.spec.protocolVersion);
-    else if ((error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout) wire.message = connectTimeoutMessage(step, this.spec.connectionTimeout, this.spec.type, this.spec.protocolVersion);
+    // Our timer names its own step; the SDK's (probe, initialize, lists) ran out in the step the watch saw last.
+    const timedOut = error instanceof ConnectStepTimeout ? error.step : (error as { code?: unknown } | null)?.code === SdkErrorCode.RequestTimeout ? step : null;
+    if (timedOut) wire.message = connectTimeoutMessage(timedOut, this.spec.connectionTimeout, this.spec.type, this.spec.protocolVersion);
     return { wire, exit: null };
   }
 

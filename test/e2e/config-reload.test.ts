@@ -9,6 +9,7 @@ import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSch
 import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
 import { FIXTURE_SERVER, poll, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
+import { CHANGE_DEBOUNCE_MS } from '../../lib/hub/notifier.ts';
 
 const node = process.execPath;
 const fixture = (extra: Record<string, unknown>) => ({ command: node, args: [FIXTURE_SERVER], ...extra });
@@ -192,9 +193,9 @@ R('e2e config reload :: agent mcp reload forces a reload; status --verbose shows
 });
 
 R('e2e config reload :: a backend with tools only connecting sends tools/list_changed, not prompts or resources', async () => {
-  // Every backend configured so far is connected and its lists announced before counting starts.
+  // Every backend configured so far is connected and its lists announced (past the notifier's debounce) before counting starts.
   await poll(async () => Object.values(await pids()).every((pid) => pid !== null), 'every backend connected');
-  await new Promise((r) => setTimeout(r, 300));
+  await new Promise((r) => setTimeout(r, 3 * CHANGE_DEBOUNCE_MS));
   let prompts = 0;
   let resources = 0;
   client.setNotificationHandler(PromptListChangedNotificationSchema, async () => void prompts++);
