@@ -11,13 +11,26 @@ export type Saturation = { rps: number; requests: number; p50: number; p99: numb
  * collected per response at sub-millisecond precision (autocannon's own histogram is whole ms).
  */
 export async function saturate(url: string, seconds: number, connections: number): Promise<Saturation> {
+  return summarizeSaturation([await saturateRaw(url, seconds, connections)]);
+}
+
+/** One autocannon run with every response's latency, for summaries over several runs. */
+export type RawSaturation = { latencies: number[]; requests: number; seconds: number; non2xx: number; errors: number };
+
+export async function saturateRaw(url: string, seconds: number, connections: number): Promise<RawSaturation> {
   const latencies: number[] = [];
   const instance = autocannon({ url, connections, duration: seconds, pipelining: 1, timeout: 5 });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => void latencies.push(responseTime));
   const result = await instance;
-  const { p50, p99, max } = latencySummary(latencies);
-  const requests = result['2xx'] + result.non2xx;
-  return { rps: requests / result.duration, requests, p50, p99, max, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  return { latencies, requests: result['2xx'] + result.non2xx, seconds: result.duration, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+}
+
+/** Runs taken as one: requests over their summed time, percentiles over every response. */
+export function summarizeSaturation(runs: RawSaturation[]): Saturation {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+  const { p50, p99, max } = latencySummary(runs.flatMap((r) => r.latencies));
+  return { rps: requests / seconds, requests, p50, p99, max, non2xx: runs.reduce((n, r) => n + r.non2xx, 0), errors: runs.reduce((n, r) => n + r.errors, 0) };
 }
 
 export type FixedRate = { rate: number; sent: number; ok: number; non2xx: number; errors: number; p50: number; p99: number; max: number; lateStartMs: number };

@@ -1,10 +1,10 @@
 // Building blocks every scenario uses: a measured phase (event-loop delay, CPU of the process, of
 // its main thread, of its hubs and of its children, RSS), probing /health and /health/live at a
 // fixed rate together, and the healthy backends' configuration entries.
-import { type FixedRate, fixedRate, type Saturation } from './load.ts';
+import { type FixedRate, fixedRate, type RawSaturation, type Saturation, saturateRaw, summarizeSaturation } from './load.ts';
 import { childrenCpuMeter, cpuMeter, machineMeter, rssMB, threadCpuMeter } from './procs.ts';
 import { type Agent, buildDist, type EldSnapshot, type Entry, FIXTURES, fixtureServer, type ServerEntry, startAgent, type ThreadInfo, tmpRoot, waitHealthy } from './service.ts';
-import { sleep } from './stats.ts';
+import { mean, sleep } from './stats.ts';
 
 export type PhaseCost = {
   eld: EldSnapshot;
@@ -49,6 +49,49 @@ export async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<
   const machineBusyPct = machine();
   const eld = await target.eld();
   return { ...value, eld, cpuPct, mainCpuPct, hubCpuPct, backendWorkersCpuPct, childrenCpuPct, machineBusyPct, rssStartMB, rssEndMB: target.rss() };
+}
+
+/**
+ * Two servers saturated in turn, `slices` times each, `seconds` in all for each. This machine's
+ * speed swings by a third or more within seconds (benchmarks/README.md, "Saturation, taken in
+ * turns"): two figures taken minutes apart compare the machine's moods, not the two servers.
+ * CPU figures are the slices' mean, the event-loop delay the worst slice's.
+ */
+export async function saturateInTurns(
+  a: { target: Measured; url: string },
+  b: { target: Measured; url: string },
+  seconds: number,
+  connections: number,
+  slices: number,
+): Promise<[SaturationPhase, SaturationPhase]> {
+  const parts: [(RawSaturation & PhaseCost)[], (RawSaturation & PhaseCost)[]] = [[], []];
+  for (let i = 0; i < slices; i++) {
+    for (const [k, side] of [a, b].entries()) parts[k]!.push(await phase(side.target, () => saturateRaw(side.url, seconds / slices, connections)));
+  }
+  return [mergeSlices(parts[0]), mergeSlices(parts[1])];
+}
+
+function mergeSlices(slices: (RawSaturation & PhaseCost)[]): SaturationPhase {
+  const avg = (pick: (p: PhaseCost) => number) => mean(slices.map(pick));
+  const eld = slices.map((s) => s.eld);
+  return {
+    ...summarizeSaturation(slices),
+    eld: {
+      samples: eld.reduce((n, e) => n + e.samples, 0),
+      p50Ms: mean(eld.map((e) => e.p50Ms)),
+      p99Ms: Math.max(...eld.map((e) => e.p99Ms)),
+      maxMs: Math.max(...eld.map((e) => e.maxMs)),
+      meanMs: mean(eld.map((e) => e.meanMs)),
+    },
+    cpuPct: avg((p) => p.cpuPct),
+    mainCpuPct: avg((p) => p.mainCpuPct),
+    hubCpuPct: slices[0]!.hubCpuPct.map((_, i) => avg((p) => p.hubCpuPct[i] ?? Number.NaN)),
+    backendWorkersCpuPct: avg((p) => p.backendWorkersCpuPct),
+    childrenCpuPct: avg((p) => p.childrenCpuPct),
+    machineBusyPct: avg((p) => p.machineBusyPct),
+    rssStartMB: slices[0]!.rssStartMB,
+    rssEndMB: slices[slices.length - 1]!.rssEndMB,
+  };
 }
 
 /** 200/s (or `rate`) on /health and as many on /health/live, at once. */

@@ -52,6 +52,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   const positive: [string, number][] = [
     ['bare saturation rps', round.bare.saturation.rps],
     ['idle /health saturation rps', round.idle.saturationHealth.rps],
+    ['bare saturation rps, in turns with idle', round.idle.bareInTurns.rps],
     ['idle /health/live saturation rps', round.idle.saturationLive?.rps ?? 0],
     ['churn /health saturation rps', round.churn.saturationHealth.rps],
     ['scale /health saturation rps', round.scale.saturationHealth.rps],
@@ -81,6 +82,8 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['bare-churn fixed-rate p99', round.bareChurn.fixed.health.p99],
     ['traffic fixed-rate /health p99', round.traffic.fixed.health.p99],
     ['traffic /health saturation rps', round.traffic.saturation.rps],
+    ['bare under traffic fixed-rate p99', round.traffic.bare?.fixed.health.p99 ?? Number.NaN],
+    ['bare under traffic saturation rps', round.traffic.bare?.saturation.rps ?? Number.NaN],
     ['traffic MCP calls per second', round.traffic.fixed.calls.perSecond],
     ['traffic MCP call p50', round.traffic.fixed.calls.p50],
     ['traffic main-thread CPU', round.traffic.fixed.mainCpuPct],
