@@ -295,6 +295,11 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         stops.push(await bareServer.stop());
       }
 
+      // overhead: one client, directly, through the service and through the thin gateway, with the
+      // per-hop breakdown. Before scale and large: after 200 backends the load average stays high
+      // for minutes, and one caller's latency is what a busy machine spoils first.
+      const overheadRun = await overhead(ctx, o.overhead, `round ${r}: overhead`, stops);
+
       // churn: healthy + crashers restarting forever + flooders.
       const c = o.churn;
       const churnServers: Record<string, ServerEntry> = {
@@ -393,8 +398,6 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         await nullConn.client.close();
       }
 
-      // overhead: one client, directly and through the service, with the per-hop breakdown.
-      const overheadRun = await overhead(ctx, o.overhead, `round ${r}: overhead`);
 
       // The sweep: traffic with other --mcp-workers / --worker-nice values.
       const sweep: TrafficRun[] = [];
@@ -659,6 +662,8 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   const kib = `${fmt(o0.textBytes / 1024)} KiB`;
   row(`overhead (${kib} echo), direct stdio: p50 1 caller / p50 ${o0.callers} callers ms / calls/s`, (r) => [r.overhead.direct.serial.p50, r.overhead.direct.concurrent.p50, r.overhead.direct.concurrent.perSecond]);
   row('overhead, through the service: same', (r) => [r.overhead.service.serial.p50, r.overhead.service.concurrent.p50, r.overhead.service.concurrent.perSecond]);
+  row('overhead, through the thin gateway (thin-gateway.mjs): same', (r) => [r.overhead.thin.serial.p50, r.overhead.thin.concurrent.p50, r.overhead.thin.concurrent.perSecond]);
+  row('overhead: added p50 ms, 1 caller: thin gateway − direct (the HTTP legs alone) / service − thin gateway', (r) => [r.overhead.thin.serial.p50 - r.overhead.direct.serial.p50, r.overhead.service.serial.p50 - r.overhead.thin.serial.p50]);
   row(`overhead: added p50 ms, 1 caller / ${o0.callers} callers`, (r) => [r.overhead.service.serial.p50 - r.overhead.direct.serial.p50, r.overhead.service.concurrent.p50 - r.overhead.direct.concurrent.p50]);
   row(`overhead: client process CPU %, ${o0.callers} callers, direct / service`, (r) => [r.overhead.direct.concurrent.cpuPct, r.overhead.service.concurrent.cpuPct]);
   row('overhead: traced p50 ms, direct / service / service sum of hop p50s', (r) => [r.overhead.direct.traced.totalP50Ms, r.overhead.service.traced.totalP50Ms, r.overhead.service.traced.sumOfP50Ms]);

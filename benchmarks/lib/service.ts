@@ -282,14 +282,19 @@ export type ChurnStats = { restarts: number; stderrBytes: number; elapsedMs: num
 
 /**
  * The bare baseline in its own process, answering `body`, with the same event-loop preload; with
- * `churn`, bare-churn.mjs, which also runs the churn mix.
+ * `churn`, bare-churn.mjs, which also runs the churn mix; with `thinGateway` (a fixture),
+ * thin-gateway.mjs in front of that fixture instead (`body` unused).
  */
-export async function startBare(body: string, options: { marker: string; tmp: string; churn?: BareChurnConfig }): Promise<Bare> {
+export async function startBare(body: string, options: { marker: string; tmp: string; churn?: BareChurnConfig; thinGateway?: string }): Promise<Bare> {
   const dir = fs.mkdtempSync(path.join(options.tmp, `bare-${++seq}-`));
   const bodyFile = path.join(dir, 'body.json');
   fs.writeFileSync(bodyFile, body);
   const eldFile = path.join(dir, 'eld.ndjson');
-  const script = options.churn ? [path.join(BENCH, 'bare-churn.mjs'), bodyFile, JSON.stringify({ ...options.churn, fixtures: FIXTURES })] : [path.join(BENCH, 'bare-server.mjs'), bodyFile];
+  const script = options.churn
+    ? [path.join(BENCH, 'bare-churn.mjs'), bodyFile, JSON.stringify({ ...options.churn, fixtures: FIXTURES })]
+    : options.thinGateway
+      ? [path.join(BENCH, 'thin-gateway.mjs'), options.thinGateway]
+      : [path.join(BENCH, 'bare-server.mjs'), bodyFile];
   const child = spawn(process.execPath, ['--import', PRELOAD, ...script, options.marker], {
     cwd: ROOT,
     env: cleanEnv({ BENCH_ELD_FILE: eldFile }),

@@ -91,6 +91,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['traffic main-thread profile samples', round.profile?.busySamples ?? 0],
     ['overhead direct p50', round.overhead.direct.serial.p50],
     ['overhead service p50', round.overhead.service.serial.p50],
+    ['overhead thin gateway p50', round.overhead.thin.serial.p50],
     ['overhead service traced p50', round.overhead.service.traced.totalP50Ms],
     ['sweep (2 hubs) MCP calls per second', round.sweep[0]?.fixed.calls.perSecond ?? 0],
     ['scale /health p99 during start-up', round.scale.startup.p99],
