@@ -3,13 +3,13 @@
 // real LineSplitter and StderrCapture in this process on generated chunks: no service, no child.
 // It backs the queueHighWaterBytes advice in benchmarks/README.md.
 //
-//   node --import tsx benchmarks/stderr-queue.ts [MB per case, default 20]
+//   node --import tsx benchmarks/stderr-queue.ts [MB per case, default 20] [--no-counting]
 import { LineSplitter } from '../lib/backend/line-splitter.ts';
 import { StderrCapture } from '../lib/backend/stderr-capture.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../lib/shared/stderr-limits.ts';
 
 const READ_BYTES = 64 * 1024; // what one 'data' event of a child's pipe carries at most
-const megabytes = Number(process.argv[2] ?? 20);
+const megabytes = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 20);
 
 /** `total` bytes of distinct lines of `lineBytes` bytes (newline included), in pipe-sized reads. */
 function reads(lineBytes: number, total: number): Buffer[] {
@@ -31,7 +31,9 @@ async function measure(lineBytes: number, limits: StderrLimits) {
   let pauses = 0;
   let logged = 0;
   const capture = new StderrCapture({ emit: (entry) => void (entry.kind === 'line' && logged++), limits });
-  const splitter = new LineSplitter((line, truncated) => capture.push(line, truncated), limits.lineBytes);
+  // Wired as lib/backend/stdio-connection.ts wires them (unless --no-counting: before the counter).
+  const counter = process.argv.includes('--no-counting') ? null : { countsOnly: () => capture.dropsEverything(), count: (lines: number) => capture.countDropped(lines) };
+  const splitter = new LineSplitter((line, truncated) => capture.push(line, truncated), limits.lineBytes, counter);
   capture.attach({ pause: () => pauses++, resume: () => undefined, setLineBytes: (bytes) => (splitter.maxBytes = bytes) });
   let maxQueued = 0;
   const cpu0 = process.cpuUsage();

@@ -2,6 +2,14 @@ import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 
 export const MAX_LINE_BYTES = DEFAULT_STDERR_LIMITS.lineBytes;
 
+/** Lets the splitter count lines instead of decoding them while its consumer would only count them. */
+export type LineCounter = {
+  /** Whether every line pushed now would only be counted (checked once per read). */
+  countsOnly: () => boolean;
+  /** `lines` non-empty lines the splitter counted without decoding. */
+  count: (lines: number) => void;
+};
+
 // Splits a byte stream into lines, cutting any line at `maxBytes` (decisions §7) so a child that
 // never writes a newline cannot grow the buffer without bound.
 export class LineSplitter {
@@ -13,9 +21,11 @@ export class LineSplitter {
     private readonly onLine: (line: string, truncated: boolean) => void,
     /** Changing it applies from the next line; a line already longer is cut where it stands. */
     public maxBytes = MAX_LINE_BYTES,
+    private readonly counter: LineCounter | null = null,
   ) {}
 
   push(chunk: Buffer): void {
+    if (this.counter?.countsOnly()) return this.pushCounting(chunk);
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
@@ -25,6 +35,41 @@ export class LineSplitter {
       this.emit();
       start = nl + 1;
     }
+  }
+
+  // A flood over quota: the lines of a read are counted, not decoded (a string per line was most
+  // of a flood's cost), except the one that completes the pending bytes and the read's last
+  // non-empty one, which go the usual way: the latter is the backend's last stderr line and what
+  // the next line is compared with. Empty lines (and a lone `\r`) are skipped, as `emit`'s
+  // consumer skips them.
+  private pushCounting(chunk: Buffer): void {
+    let start = 0;
+    if (this.pendingBytes > 0 || this.truncated) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) return this.append(chunk);
+      this.append(chunk.subarray(0, nl));
+      this.emit();
+      start = nl + 1;
+    }
+    let counted = 0;
+    let lastStart = -1;
+    let lastEnd = -1;
+    let nl: number;
+    while ((nl = chunk.indexOf(10, start)) !== -1) {
+      const end = nl > start && chunk[nl - 1] === 13 ? nl - 1 : nl;
+      if (end > start) {
+        if (lastStart !== -1) counted++;
+        lastStart = start;
+        lastEnd = nl;
+      }
+      start = nl + 1;
+    }
+    if (counted > 0) this.counter!.count(counted);
+    if (lastStart !== -1) {
+      this.append(chunk.subarray(lastStart, lastEnd));
+      this.emit();
+    }
+    if (start < chunk.length) this.append(chunk.subarray(start));
   }
 
   flush(): void {

@@ -5,7 +5,8 @@
 // are the backend's `stderrLimits` (lib/shared/stderr-limits.ts) and can change while it runs.
 //
 // Cost per line in a flood: one string comparison with the previous line and, while the quota is
-// exhausted, one clock read and a counter increment. Dropped lines are never redacted, never
+// exhausted, one clock read and a counter increment; once nothing is queued, the splitter counts
+// a read's lines without decoding them (`dropsEverything`). Dropped lines are never redacted, never
 // matched by a regex and never reach the limiter; a line that has to wait for a limiter answer
 // costs one queue entry.
 // The memory limiter alone (types/rate-limiter-flexible-parts.d.ts): the package entry loads every store.
@@ -236,6 +237,21 @@ export class StderrCapture {
       this.running = true;
       void this.drain();
     }
+  }
+
+  /**
+   * True while every line pushed would only be counted as suppressed: over quota with nothing
+   * queued and no logged run going on (a repeat and a new line then count alike). The splitter
+   * then counts a read's lines without decoding them (`countDropped`); the quota is checked once
+   * per read instead of once per line.
+   */
+  dropsEverything(): boolean {
+    return !this.closed && !this.runLogged && this.head === this.queue.length && this.now() < this.blockedUntil;
+  }
+
+  /** `lines` non-empty lines pushed while `dropsEverything()`, counted without their text. */
+  countDropped(lines: number): void {
+    if (!this.closed) this.suppressed += lines;
   }
 
   /** Resolves once every queued line has been decided. */

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LineSplitter, MAX_LINE_BYTES } from '../../lib/backend/line-splitter.ts';
+import { type LineCounter, LineSplitter, MAX_LINE_BYTES } from '../../lib/backend/line-splitter.ts';
 
 type Line = [text: string, truncated: boolean];
 
@@ -36,5 +36,35 @@ test('line-splitter :: a new maxBytes applies from the line under way; one alrea
   splitter.push(Buffer.from('abcdefghij\n'));
   assert.equal(lines, [['abcdef', true], ['abcd', true], ['abcdefghij', false]]);
 });
+
+// Counting: while the consumer only counts lines, a read's lines are counted, not decoded, but for
+// the one completing the pending bytes and the read's last non-empty one.
+function runCounting(maxBytes: number | undefined, chunks: [text: string, counting: boolean][]) {
+  const lines: Line[] = [];
+  let counted = 0;
+  let counting = false;
+  const counter: LineCounter = { countsOnly: () => counting, count: (n) => void (counted += n) };
+  const splitter = new LineSplitter((text, truncated) => lines.push([text, truncated]), maxBytes, counter);
+  for (const [text, on] of chunks) {
+    counting = on;
+    splitter.push(Buffer.from(text));
+  }
+  splitter.flush();
+  return { lines, counted };
+}
+
+const countingCases: Array<[title: string, maxBytes: number | undefined, chunks: [string, boolean][], lines: Line[], counted: number]> = [
+  ['the middle lines are counted, the last non-empty one decoded', undefined, [['a\nb\nc\n', true]], [['c', false]], 2],
+  ['empty lines and a lone \\r are neither counted nor decoded', undefined, [['a\n\nb\r\n\r\n\n', true]], [['b', false]], 1],
+  ['the line completing the pending bytes is decoded', undefined, [['xy', false], ['z\nq\nw\n', true]], [['xyz', false], ['w', false]], 1],
+  ['a read without a newline only adds to the pending line', undefined, [['ab', true], ['cd', true], ['\n', false]], [['abcd', false]], 0],
+  ['the rest after the last newline stays pending', undefined, [['a\nb\nrest', true], ['\n', false]], [['b', false], ['rest', false]], 1],
+  ['the decoded last line is cut at maxBytes', 4, [['abcdefgh\nabcdefgh\n', true]], [['abcd', true]], 1],
+  ['a pending line already cut stays cut', 4, [['abcdef', false], ['gh\nx\n', true]], [['abcd', true], ['x', false]], 0],
+];
+
+for (const [title, maxBytes, chunks, lines, counted] of countingCases) {
+  test(`line-splitter :: counting: ${title}`, () => assert.equal(runCounting(maxBytes, chunks), { lines, counted }));
+}
 
 test.run();

@@ -1,0 +1,113 @@
+// The splitter and the capture wired as lib/backend/stdio-connection.ts wires them: counting a
+// read's lines while the capture drops everything must log exactly what decoding every line logs.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LineSplitter } from '../../lib/backend/line-splitter.ts';
+import { StderrCapture, type StderrEntry } from '../../lib/backend/stderr-capture.ts';
+import { DEFAULT_STDERR_LIMITS } from '../../lib/shared/stderr-limits.ts';
+import { FakeClock, FakeLimiter } from './helpers/stderr-fakes.ts';
+
+const LINE_BYTES = 16;
+
+/** A small seeded generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** A stream of repeats, distinct lines, empty lines, lone `\r`, CRLF and lines over the cut. */
+function stream(next: () => number, lines: number): string {
+  const texts = ['alpha', 'beta', 'gamma'];
+  let out = '';
+  let previous = 'alpha';
+  for (let i = 0; i < lines; i++) {
+    const r = next();
+    const text =
+      r < 0.3 ? previous : r < 0.5 ? texts[Math.floor(next() * texts.length)]! : r < 0.75 ? `line ${i}` : r < 0.85 ? '' : r < 0.9 ? '\r' : 'x'.repeat(LINE_BYTES + Math.floor(next() * 10));
+    out += text + (next() < 0.2 ? '\r\n' : '\n');
+    previous = text;
+  }
+  return out;
+}
+
+type Step = { chunk: Buffer; advanceMs: number };
+
+async function replay(steps: Step[], counting: boolean): Promise<{ entries: StderrEntry[]; lastLine: string | null; limiterCalls: number }> {
+  const clock = new FakeClock();
+  const limiter = new FakeLimiter(clock, 5);
+  const entries: StderrEntry[] = [];
+  const limits = { ...DEFAULT_STDERR_LIMITS, lineBytes: LINE_BYTES, linesPerWindow: 5 };
+  const capture = new StderrCapture({ emit: (entry) => entries.push(entry), now: clock.now, timers: clock, limiter, limits });
+  let lastLine: string | null = null;
+  const counter = counting ? { countsOnly: () => capture.dropsEverything(), count: (n: number) => capture.countDropped(n) } : null;
+  const splitter = new LineSplitter(
+    (line, truncated) => {
+      if (!line) return;
+      lastLine = line;
+      capture.push(line, truncated);
+    },
+    LINE_BYTES,
+    counter,
+  );
+  for (const step of steps) {
+    splitter.push(step.chunk);
+    await capture.idle(); // between two reads the event loop runs the capture's decisions
+    clock.advance(step.advanceMs);
+  }
+  splitter.flush();
+  await capture.flush();
+  capture.close();
+  return { entries, lastLine, limiterCalls: limiter.calls };
+}
+
+for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+  test(`stderr counting :: seed ${seed}: the same log, last line and limiter calls as decoding every line`, async () => {
+    const next = random(seed);
+    const bytes = Buffer.from(stream(next, 3_000));
+    const steps: Step[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + Math.floor(next() * 400);
+      // Mostly back to back; now and then long enough for a summary or a new quota window.
+      const advanceMs = next() < 0.9 ? Math.floor(next() * 50) : Math.floor(next() * 12_000);
+      steps.push({ chunk: bytes.subarray(at, at + size), advanceMs });
+      at += size;
+    }
+    const decoded = await replay(steps, false);
+    const counted = await replay(steps, true);
+    assert.ok(decoded.entries.some((e) => e.kind === 'suppressed'), 'the stream goes over quota');
+    assert.ok(decoded.entries.some((e) => e.kind === 'repeated'), 'the stream has logged repeats');
+    assert.equal(counted, decoded);
+  });
+}
+
+test('stderr counting :: the capture drops everything only over quota, with nothing queued and no logged run', async () => {
+  const clock = new FakeClock();
+  const entries: StderrEntry[] = [];
+  const capture = new StderrCapture({ emit: (entry) => entries.push(entry), now: clock.now, timers: clock, limiter: new FakeLimiter(clock, 1) });
+  assert.not.ok(capture.dropsEverything(), 'under quota');
+  capture.push('first', false);
+  await capture.idle();
+  capture.push('first', false);
+  assert.not.ok(capture.dropsEverything(), 'a repeat of the logged line counts for its summary, not as suppressed');
+  capture.push('second', false);
+  assert.not.ok(capture.dropsEverything(), 'a line waits for the limiter');
+  await capture.idle();
+  assert.ok(capture.dropsEverything(), 'over quota, nothing queued, the logged run ended');
+  capture.push('third', false);
+  capture.countDropped(40);
+  clock.advance(DEFAULT_STDERR_LIMITS.summaryIntervalSeconds * 1000);
+  assert.equal(entries, [
+    { kind: 'line', text: 'first', truncated: false },
+    { kind: 'repeated', text: 'first', count: 1 },
+    { kind: 'suppressed', count: 42 },
+  ]);
+  clock.advance(10_000);
+  assert.not.ok(capture.dropsEverything(), 'a new quota window');
+  capture.close();
+  assert.not.ok(capture.dropsEverything(), 'closed');
+});
+
+test.run();
