@@ -32,7 +32,7 @@ async function measure(lineBytes: number, limits: StderrLimits) {
   let logged = 0;
   const capture = new StderrCapture({ emit: (entry) => void (entry.kind === 'line' && logged++), limits });
   // Wired as lib/backend/stdio-connection.ts wires them (unless --no-counting: before the counter).
-  const counter = process.argv.includes('--no-counting') ? null : { countsOnly: () => capture.dropsEverything(), count: (lines: number) => capture.countDropped(lines) };
+  const counter = process.argv.includes('--no-counting') ? null : { countsOnly: () => capture.dropsEverything(), count: (lines: number) => capture.countDropped(lines), repeat: (lines: number) => capture.countRepeats(lines) };
   const splitter = new LineSplitter((line, truncated) => capture.push(line, truncated), limits.lineBytes, counter);
   capture.attach({ pause: () => pauses++, resume: () => undefined, setLineBytes: (bytes) => (splitter.maxBytes = bytes) });
   let maxQueued = 0;

@@ -2,12 +2,14 @@ import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 
 export const MAX_LINE_BYTES = DEFAULT_STDERR_LIMITS.lineBytes;
 
-/** Lets the splitter count lines instead of decoding them while its consumer would only count them. */
+/** Lets the splitter count lines instead of decoding them where its consumer would only count them. */
 export type LineCounter = {
   /** Whether every line pushed now would only be counted (checked once per read). */
   countsOnly: () => boolean;
   /** `lines` non-empty lines the splitter counted without decoding. */
   count: (lines: number) => void;
+  /** `lines` more copies of the last line passed on, byte for byte, not decoded. */
+  repeat: (lines: number) => void;
 };
 
 // Splits a byte stream into lines, cutting any line at `maxBytes` (decisions §7) so a child that
@@ -16,6 +18,11 @@ export class LineSplitter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private truncated = false;
+  // With a counter: the last non-empty line passed on, as bytes (cut, without its `\r`), and the
+  // copies of it seen since, not yet reported.
+  private previous: Buffer | null = null;
+  private previousTruncated = false;
+  private repeats = 0;
 
   constructor(
     private readonly onLine: (line: string, truncated: boolean) => void,
@@ -29,12 +36,37 @@ export class LineSplitter {
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
-      const end = nl === -1 ? chunk.length : nl;
-      this.append(chunk.subarray(start, end));
-      if (nl === -1) break;
-      this.emit();
+      if (nl === -1) {
+        this.append(chunk.subarray(start));
+        break;
+      }
+      if (this.counter && this.pendingBytes === 0 && !this.truncated && this.repeatsPrevious(chunk, start, nl)) this.repeats++;
+      else {
+        this.append(chunk.subarray(start, nl));
+        this.emit();
+      }
       start = nl + 1;
     }
+    this.reportRepeats();
+  }
+
+  // Whether chunk[start, nl) is the previous line again, as `emit` would pass it on (cut at
+  // maxBytes, one trailing `\r` dropped): the same bytes decode to the same text. Lines whose
+  // bytes differ but decode alike (invalid UTF-8) go the usual way, where the consumer compares texts.
+  private repeatsPrevious(chunk: Buffer, start: number, nl: number): boolean {
+    const previous = this.previous;
+    if (!previous) return false;
+    const truncated = nl - start > this.maxBytes;
+    let end = truncated ? start + this.maxBytes : nl;
+    if (end > start && chunk[end - 1] === 13) end--;
+    return truncated === this.previousTruncated && end - start === previous.length && chunk.compare(previous, 0, previous.length, start, end) === 0;
+  }
+
+  private reportRepeats(): void {
+    if (this.repeats === 0) return;
+    const lines = this.repeats;
+    this.repeats = 0;
+    this.counter!.repeat(lines);
   }
 
   // A flood over quota: the lines of a read are counted, not decoded (a string per line was most
@@ -90,9 +122,15 @@ export class LineSplitter {
   }
 
   private emit(): void {
-    let line = Buffer.concat(this.pending, this.pendingBytes).toString('utf8');
+    this.reportRepeats(); // they came before this line
+    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    let line = bytes.toString('utf8');
     if (line.endsWith('\r')) line = line.slice(0, -1);
     const truncated = this.truncated;
+    if (this.counter && line.length > 0) {
+      this.previous = bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
+      this.previousTruncated = truncated;
+    }
     this.pending = [];
     this.pendingBytes = 0;
     this.truncated = false;

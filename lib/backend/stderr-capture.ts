@@ -6,7 +6,8 @@
 //
 // Cost per line in a flood: one string comparison with the previous line and, while the quota is
 // exhausted, one clock read and a counter increment; once nothing is queued, the splitter counts
-// a read's lines without decoding them (`dropsEverything`). Dropped lines are never redacted, never
+// a read's lines without decoding them (`dropsEverything`), and it never decodes a line that
+// repeats the previous one byte for byte (`countRepeats`). Dropped lines are never redacted, never
 // matched by a regex and never reach the limiter; a line that has to wait for a limiter answer
 // costs one queue entry.
 // The memory limiter alone (types/rate-limiter-flexible-parts.d.ts): the package entry loads every store.
@@ -213,14 +214,7 @@ export class StderrCapture {
   /** One line from the splitter. Synchronous and cheap; empty lines are ignored. */
   push(line: string, truncated: boolean): void {
     if (this.closed || line.length === 0) return;
-    if (line === this.lastLine && truncated === this.lastTruncated) {
-      // A repeat: the queue's tail, if any, is the first line of this run.
-      const tail = this.head < this.queue.length ? this.queue[this.queue.length - 1] : undefined;
-      if (tail) tail.repeats++;
-      else if (this.runLogged) this.runCount++;
-      else this.suppressed++;
-      return;
-    }
+    if (line === this.lastLine && truncated === this.lastTruncated) return this.countRepeats(1);
     this.lastLine = line;
     this.lastTruncated = truncated;
     if (this.head === this.queue.length && this.now() < this.blockedUntil) {
@@ -252,6 +246,16 @@ export class StderrCapture {
   /** `lines` non-empty lines pushed while `dropsEverything()`, counted without their text. */
   countDropped(lines: number): void {
     if (!this.closed) this.suppressed += lines;
+  }
+
+  /** `lines` more copies of the last line pushed, counted as `push` counts a repeat (the splitter's, undecoded). */
+  countRepeats(lines: number): void {
+    if (this.closed) return;
+    // The queue's tail, if any, is the first line of this run.
+    const tail = this.head < this.queue.length ? this.queue[this.queue.length - 1] : undefined;
+    if (tail) tail.repeats += lines;
+    else if (this.runLogged) this.runCount += lines;
+    else this.suppressed += lines;
   }
 
   /** Resolves once every queued line has been decided. */

@@ -124,7 +124,11 @@ function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: str
     if (!line) return;
     onLine(line);
     capture.push(line, truncated);
-  }, capture.limits.lineBytes, { countsOnly: () => capture.dropsEverything(), count: (lines) => capture.countDropped(lines) });
+  }, capture.limits.lineBytes, {
+    countsOnly: () => capture.dropsEverything(),
+    count: (lines) => capture.countDropped(lines),
+    repeat: (lines) => capture.countRepeats(lines),
+  });
   capture.attach({
     pause: () => stderr.pause(),
     resume: () => stderr.resume(),

@@ -42,15 +42,16 @@ test('line-splitter :: a new maxBytes applies from the line under way; one alrea
 function runCounting(maxBytes: number | undefined, chunks: [text: string, counting: boolean][]) {
   const lines: Line[] = [];
   let counted = 0;
+  let repeated = 0;
   let counting = false;
-  const counter: LineCounter = { countsOnly: () => counting, count: (n) => void (counted += n) };
+  const counter: LineCounter = { countsOnly: () => counting, count: (n) => void (counted += n), repeat: (n) => void (repeated += n) };
   const splitter = new LineSplitter((text, truncated) => lines.push([text, truncated]), maxBytes, counter);
   for (const [text, on] of chunks) {
     counting = on;
     splitter.push(Buffer.from(text));
   }
   splitter.flush();
-  return { lines, counted };
+  return { lines, counted, repeated };
 }
 
 const countingCases: Array<[title: string, maxBytes: number | undefined, chunks: [string, boolean][], lines: Line[], counted: number]> = [
@@ -64,7 +65,23 @@ const countingCases: Array<[title: string, maxBytes: number | undefined, chunks:
 ];
 
 for (const [title, maxBytes, chunks, lines, counted] of countingCases) {
-  test(`line-splitter :: counting: ${title}`, () => assert.equal(runCounting(maxBytes, chunks), { lines, counted }));
+  test(`line-splitter :: counting: ${title}`, () => assert.equal(runCounting(maxBytes, chunks), { lines, counted, repeated: 0 }));
+}
+
+// Repeats: with a counter, a line equal byte for byte to the previous one passed on is reported
+// as a repeat, not decoded.
+const repeatCases: Array<[title: string, maxBytes: number | undefined, chunks: string[], lines: Line[], repeated: number]> = [
+  ['runs of one line', undefined, ['a\na\na\nb\nb\n'], [['a', false], ['b', false]], 3],
+  ['a run over reads', undefined, ['a\na\n', 'a\n'], [['a', false]], 2],
+  ['CRLF and LF copies of one line', undefined, ['a\r\na\na\r\n'], [['a', false]], 2],
+  ['empty lines between copies (passed on, for the consumer to skip)', undefined, ['a\n\n\r\na\n'], [['a', false], ['', false], ['', false]], 1],
+  ['a line completing pending bytes is decoded, then compared', undefined, ['a\nxa', '\nxa\n'], [['a', false], ['xa', false]], 1],
+  ['lines cut alike are copies; a line that fits is not', 4, ['abcdef\nabcdxy\nabcd\n'], [['abcd', true], ['abcd', false]], 1],
+  ['a prefix is not a copy', undefined, ['abc\nab\nabc\n'], [['abc', false], ['ab', false], ['abc', false]], 0],
+];
+
+for (const [title, maxBytes, chunks, lines, repeated] of repeatCases) {
+  test(`line-splitter :: repeats: ${title}`, () => assert.equal(runCounting(maxBytes, chunks.map((c) => [c, false])), { lines, counted: 0, repeated }));
 }
 
 test.run();

@@ -27,7 +27,9 @@ function stream(next: () => number, lines: number): string {
     const r = next();
     const text =
       r < 0.3 ? previous : r < 0.5 ? texts[Math.floor(next() * texts.length)]! : r < 0.75 ? `line ${i}` : r < 0.85 ? '' : r < 0.9 ? '\r' : 'x'.repeat(LINE_BYTES + Math.floor(next() * 10));
-    out += text + (next() < 0.2 ? '\r\n' : '\n');
+    // Copies come in runs, long ones now and then (a backend repeating one error).
+    const copies = r < 0.3 && next() < 0.3 ? 1 + Math.floor(next() * 40) : 1;
+    for (let c = 0; c < copies; c++) out += text + (next() < 0.2 ? '\r\n' : '\n');
     previous = text;
   }
   return out;
@@ -42,7 +44,7 @@ async function replay(steps: Step[], counting: boolean): Promise<{ entries: Stde
   const limits = { ...DEFAULT_STDERR_LIMITS, lineBytes: LINE_BYTES, linesPerWindow: 5 };
   const capture = new StderrCapture({ emit: (entry) => entries.push(entry), now: clock.now, timers: clock, limiter, limits });
   let lastLine: string | null = null;
-  const counter = counting ? { countsOnly: () => capture.dropsEverything(), count: (n: number) => capture.countDropped(n) } : null;
+  const counter = counting ? { countsOnly: () => capture.dropsEverything(), count: (n: number) => capture.countDropped(n), repeat: (n: number) => capture.countRepeats(n) } : null;
   const splitter = new LineSplitter(
     (line, truncated) => {
       if (!line) return;
