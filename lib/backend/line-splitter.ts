@@ -33,7 +33,11 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     if (this.counter?.countsOnly()) return this.pushCounting(chunk);
-    let start = 0;
+    this.pushLines(chunk, 0);
+  }
+
+  private pushLines(chunk: Buffer, from: number): void {
+    let start = from;
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
@@ -72,8 +76,10 @@ export class LineSplitter {
   // A flood over quota: the lines of a read are counted, not decoded (a string per line was most
   // of a flood's cost), except the one that completes the pending bytes and the read's last
   // non-empty one, which go the usual way: the latter is the backend's last stderr line and what
-  // the next line is compared with. Empty lines (and a lone `\r`) are skipped, as `emit`'s
-  // consumer skips them.
+  // the next line is compared with. Lines that are empty once cut and stripped of a `\r` are
+  // skipped, as `emit`'s consumer skips them. Whether to count is decided at the start of the
+  // read and again after the completing line: a quota window that reopens within the rest of a
+  // read (at most 64 KiB, well under a millisecond) is seen at the read's last line.
   private pushCounting(chunk: Buffer): void {
     let start = 0;
     if (this.pendingBytes > 0 || this.truncated) {
@@ -82,13 +88,15 @@ export class LineSplitter {
       this.append(chunk.subarray(0, nl));
       this.emit();
       start = nl + 1;
+      if (!this.counter!.countsOnly()) return this.pushLines(chunk, start);
     }
     let counted = 0;
     let lastStart = -1;
     let lastEnd = -1;
     let nl: number;
     while ((nl = chunk.indexOf(10, start)) !== -1) {
-      const end = nl > start && chunk[nl - 1] === 13 ? nl - 1 : nl;
+      const cut = Math.min(nl, start + this.maxBytes);
+      const end = cut > start && chunk[cut - 1] === 13 ? cut - 1 : cut;
       if (end > start) {
         if (lastStart !== -1) counted++;
         lastStart = start;

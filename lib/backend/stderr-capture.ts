@@ -236,8 +236,8 @@ export class StderrCapture {
   /**
    * True while every line pushed would only be counted as suppressed: over quota with nothing
    * queued and no logged run going on (a repeat and a new line then count alike). The splitter
-   * then counts a read's lines without decoding them (`countDropped`); the quota is checked once
-   * per read instead of once per line.
+   * then counts a read's lines without decoding them (`countDropped`); the quota's reopening is
+   * then seen at the read's last line instead of at the next line.
    */
   dropsEverything(): boolean {
     return !this.closed && !this.runLogged && this.head === this.queue.length && this.now() < this.blockedUntil;

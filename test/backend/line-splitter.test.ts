@@ -62,11 +62,23 @@ const countingCases: Array<[title: string, maxBytes: number | undefined, chunks:
   ['the rest after the last newline stays pending', undefined, [['a\nb\nrest', true], ['\n', false]], [['b', false], ['rest', false]], 1],
   ['the decoded last line is cut at maxBytes', 4, [['abcdefgh\nabcdefgh\n', true]], [['abcd', true]], 1],
   ['a pending line already cut stays cut', 4, [['abcdef', false], ['gh\nx\n', true]], [['abcd', true], ['x', false]], 0],
+  ['a line cut down to a lone \\r is empty', 1, [['a\n\rx\nb\n', true]], [['b', false]], 1],
 ];
 
 for (const [title, maxBytes, chunks, lines, counted] of countingCases) {
   test(`line-splitter :: counting: ${title}`, () => assert.equal(runCounting(maxBytes, chunks), { lines, counted, repeated: 0 }));
 }
+
+test('line-splitter :: counting: when the completing line ends the counting state, the rest of the read is decoded', () => {
+  const lines: Line[] = [];
+  let counted = 0;
+  const answers = [false, true, false]; // read 1, read 2, and after read 2's completing line
+  const counter: LineCounter = { countsOnly: () => answers.shift() ?? false, count: (n) => void (counted += n), repeat: () => undefined };
+  const splitter = new LineSplitter((text, truncated) => lines.push([text, truncated]), undefined, counter);
+  splitter.push(Buffer.from('xy'));
+  splitter.push(Buffer.from('z\na\nb\n'));
+  assert.equal({ lines, counted }, { lines: [['xyz', false], ['a', false], ['b', false]], counted: 0 });
+});
 
 // Repeats: with a counter, a line equal byte for byte to the previous one passed on is reported
 // as a repeat, not decoded.

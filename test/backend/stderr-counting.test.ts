@@ -7,7 +7,6 @@ import { StderrCapture, type StderrEntry } from '../../lib/backend/stderr-captur
 import { DEFAULT_STDERR_LIMITS } from '../../lib/shared/stderr-limits.ts';
 import { FakeClock, FakeLimiter } from './helpers/stderr-fakes.ts';
 
-const LINE_BYTES = 16;
 
 /** A small seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -18,15 +17,27 @@ function random(seed: number): () => number {
   };
 }
 
-/** A stream of repeats, distinct lines, empty lines, lone `\r`, CRLF and lines over the cut. */
-function stream(next: () => number, lines: number): string {
+/** A stream of repeats, distinct lines, empty lines, lone `\r`, lines starting with `\r`, CRLF and lines over the cut. */
+function stream(next: () => number, lines: number, lineBytes: number): string {
   const texts = ['alpha', 'beta', 'gamma'];
   let out = '';
   let previous = 'alpha';
   for (let i = 0; i < lines; i++) {
     const r = next();
     const text =
-      r < 0.3 ? previous : r < 0.5 ? texts[Math.floor(next() * texts.length)]! : r < 0.75 ? `line ${i}` : r < 0.85 ? '' : r < 0.9 ? '\r' : 'x'.repeat(LINE_BYTES + Math.floor(next() * 10));
+      r < 0.3
+        ? previous
+        : r < 0.5
+          ? texts[Math.floor(next() * texts.length)]!
+          : r < 0.7
+            ? `line ${i}`
+            : r < 0.75
+              ? `\r${i}`
+              : r < 0.85
+                ? ''
+                : r < 0.9
+                  ? '\r'
+                  : 'x'.repeat(lineBytes + Math.floor(next() * 10));
     // Copies come in runs, long ones now and then (a backend repeating one error).
     const copies = r < 0.3 && next() < 0.3 ? 1 + Math.floor(next() * 40) : 1;
     for (let c = 0; c < copies; c++) out += text + (next() < 0.2 ? '\r\n' : '\n');
@@ -37,11 +48,11 @@ function stream(next: () => number, lines: number): string {
 
 type Step = { chunk: Buffer; advanceMs: number };
 
-async function replay(steps: Step[], counting: boolean): Promise<{ entries: StderrEntry[]; lastLine: string | null; limiterCalls: number }> {
+async function replay(steps: Step[], counting: boolean, lineBytes: number): Promise<{ entries: StderrEntry[]; lastLines: (string | null)[]; limiterCalls: number }> {
   const clock = new FakeClock();
   const limiter = new FakeLimiter(clock, 5);
   const entries: StderrEntry[] = [];
-  const limits = { ...DEFAULT_STDERR_LIMITS, lineBytes: LINE_BYTES, linesPerWindow: 5 };
+  const limits = { ...DEFAULT_STDERR_LIMITS, lineBytes, linesPerWindow: 5 };
   const capture = new StderrCapture({ emit: (entry) => entries.push(entry), now: clock.now, timers: clock, limiter, limits });
   let lastLine: string | null = null;
   const counter = counting ? { countsOnly: () => capture.dropsEverything(), count: (n: number) => capture.countDropped(n), repeat: (n: number) => capture.countRepeats(n) } : null;
@@ -51,24 +62,27 @@ async function replay(steps: Step[], counting: boolean): Promise<{ entries: Stde
       lastLine = line;
       capture.push(line, truncated);
     },
-    LINE_BYTES,
+    lineBytes,
     counter,
   );
+  const lastLines: (string | null)[] = []; // the backend's last stderr line after each read
   for (const step of steps) {
     splitter.push(step.chunk);
+    lastLines.push(lastLine);
     await capture.idle(); // between two reads the event loop runs the capture's decisions
     clock.advance(step.advanceMs);
   }
   splitter.flush();
   await capture.flush();
   capture.close();
-  return { entries, lastLine, limiterCalls: limiter.calls };
+  return { entries, lastLines: [...lastLines, lastLine], limiterCalls: limiter.calls };
 }
 
-for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
-  test(`stderr counting :: seed ${seed}: the same log, last line and limiter calls as decoding every line`, async () => {
+// lineBytes 1 cuts a line starting with `\r` down to an empty one.
+for (const [seed, lineBytes] of [[1, 16], [2, 16], [3, 16], [4, 16], [5, 16], [6, 16], [7, 1], [8, 1], [9, 2]] as const) {
+  test(`stderr counting :: seed ${seed}, lineBytes ${lineBytes}: the same log, last line and limiter calls as decoding every line`, async () => {
     const next = random(seed);
-    const bytes = Buffer.from(stream(next, 3_000));
+    const bytes = Buffer.from(stream(next, 3_000, lineBytes));
     const steps: Step[] = [];
     for (let at = 0; at < bytes.length; ) {
       const size = 1 + Math.floor(next() * 400);
@@ -77,8 +91,8 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       steps.push({ chunk: bytes.subarray(at, at + size), advanceMs });
       at += size;
     }
-    const decoded = await replay(steps, false);
-    const counted = await replay(steps, true);
+    const decoded = await replay(steps, false, lineBytes);
+    const counted = await replay(steps, true, lineBytes);
     assert.ok(decoded.entries.some((e) => e.kind === 'suppressed'), 'the stream goes over quota');
     assert.ok(decoded.entries.some((e) => e.kind === 'repeated'), 'the stream has logged repeats');
     assert.equal(counted, decoded);
