@@ -53,8 +53,8 @@ export async function phase<T>(target: Measured, fn: () => Promise<T>): Promise<
 
 /**
  * Two servers saturated in turn, `slices` times each, `seconds` in all for each. This machine's
- * speed swings by a third or more within seconds (benchmarks/README.md, "Saturation, taken in
- * turns"): two figures taken minutes apart compare the machine's moods, not the two servers.
+ * speed swings by a third or more within seconds (benchmarks/README.md, "Sixth pass: what a
+ * bare server gets under the same load"): two figures taken minutes apart compare the machine's moods, not the two servers.
  * CPU figures are the slices' mean, the event-loop delay the worst slice's.
  */
 export async function saturateInTurns(

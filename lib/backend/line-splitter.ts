@@ -4,7 +4,7 @@ export const MAX_LINE_BYTES = DEFAULT_STDERR_LIMITS.lineBytes;
 
 /** Lets the splitter count lines instead of decoding them where its consumer would only count them. */
 export type LineCounter = {
-  /** Whether every line pushed now would only be counted (checked once per read). */
+  /** Whether every line pushed now would only be counted (asked at the start of each read, and again after the line completing the pending bytes). */
   countsOnly: () => boolean;
   /** `lines` non-empty lines the splitter counted without decoding. */
   count: (lines: number) => void;
@@ -60,10 +60,15 @@ export class LineSplitter {
   private repeatsPrevious(chunk: Buffer, start: number, nl: number): boolean {
     const previous = this.previous;
     if (!previous) return false;
-    const truncated = nl - start > this.maxBytes;
-    let end = truncated ? start + this.maxBytes : nl;
-    if (end > start && chunk[end - 1] === 13) end--;
-    return truncated === this.previousTruncated && end - start === previous.length && chunk.compare(previous, 0, previous.length, start, end) === 0;
+    const end = this.textEnd(chunk, start, nl);
+    return nl - start > this.maxBytes === this.previousTruncated && end - start === previous.length && chunk.compare(previous, 0, previous.length, start, end) === 0;
+  }
+
+  // Where the text `emit` would pass on for chunk[start, nl) ends: cut at maxBytes, then one
+  // trailing `\r` dropped. The text is empty when this is `start`.
+  private textEnd(chunk: Buffer, start: number, nl: number): number {
+    const cut = Math.min(nl, start + this.maxBytes);
+    return cut > start && chunk[cut - 1] === 13 ? cut - 1 : cut;
   }
 
   private reportRepeats(): void {
@@ -95,9 +100,7 @@ export class LineSplitter {
     let lastEnd = -1;
     let nl: number;
     while ((nl = chunk.indexOf(10, start)) !== -1) {
-      const cut = Math.min(nl, start + this.maxBytes);
-      const end = cut > start && chunk[cut - 1] === 13 ? cut - 1 : cut;
-      if (end > start) {
+      if (this.textEnd(chunk, start, nl) > start) {
         if (lastStart !== -1) counted++;
         lastStart = start;
         lastEnd = nl;
