@@ -5,7 +5,8 @@
 import fs from 'node:fs/promises';
 import { qualify } from '../shared/names.ts';
 import type { ToolsResult, ToolView } from '../control/protocol.ts';
-import { ConfigEditError, editToolState, findToolRules, logicalToolName, type ToolAction, type ToolEditOutcome, type ToolRules, unknownServerMessage } from '../config/edit.ts';
+import { editToolState, type ToolEditOutcome } from '../config/edit.ts';
+import { ConfigEditError, findToolRules, logicalToolName, type ToolAction, type ToolRules, unknownServerMessage } from '../config/edit-plan.ts';
 import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
