@@ -91,8 +91,9 @@ export class HubPool {
 
   /** The hub for a forwarded request, or null when it (or every hub) is down. */
   pick(req: Pick<IncomingMessage, 'headers' | 'url'>): HubHandle | null {
+    // An index no hub has (a session of a run with more hubs) goes round-robin: that hub answers 404.
     const session = sessionHub(req);
-    if (session !== null) return this.hubs[session]?.up ? this.hubs[session]! : null;
+    if (session !== null && session < this.hubs.length) return this.hubs[session]!.up ? this.hubs[session]! : null;
     for (let tried = 0; tried < this.hubs.length; tried++) {
       const hub = this.hubs[this.next++ % this.hubs.length]!;
       if (hub.up) return hub;
