@@ -4,7 +4,7 @@ import sade from 'sade';
 import { readMcpCommandLine } from '../lib/cli/command-line.ts';
 import type { CommandResult, LocationFlags, StatusFlags } from '../lib/cli/mcp-commands.ts';
 import { commandName, MCP_COMMANDS, synopsis } from '../lib/cli/mcp-grammar.ts';
-import { parseServeOptions, UsageError } from '../lib/cli/serve-options.ts';
+import { parseServeOptions, serveArgv, UsageError } from '../lib/cli/serve-options.ts';
 import type { ToolsEditFlags, ToolsListFlags } from '../lib/cli/tools-commands.ts';
 import { serve } from '../lib/main/serve.ts';
 import { EXIT_RUNTIME, EXIT_USAGE } from '../lib/shared/errors.ts';
@@ -119,7 +119,8 @@ const mcpLine = readMcpCommandLine(process.argv.slice(2));
 if (mcpLine?.kind === 'help') finish({ code: 0, stdout: mcpLine.text, stderr: '' });
 if (mcpLine?.kind === 'usage') finish({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${mcpLine.message}\nRun \`${mcpLine.help}\` for usage.\n` });
 
-prog.parse(mcpLine ? [...process.argv.slice(0, 2), ...mcpLine.argv] : process.argv, {
-  ...(mcpLine ? { boolean: mcpLine.boolean, string: mcpLine.string } : {}),
+const serveLine = !mcpLine && process.argv[2] === 'serve' ? serveArgv(process.argv.slice(2)) : null;
+prog.parse(mcpLine ? [...process.argv.slice(0, 2), ...mcpLine.argv] : serveLine ? [...process.argv.slice(0, 2), ...serveLine.argv] : process.argv, {
+  ...(mcpLine ? { boolean: mcpLine.boolean, string: mcpLine.string } : serveLine ? { string: serveLine.string } : {}),
   unknown: (flag: string) => usageError(`Unknown option ${flag}`),
 });

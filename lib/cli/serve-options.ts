@@ -69,6 +69,39 @@ export const STDERR_LIMIT_FLAGS: Readonly<Record<keyof StderrLimits, string>> = 
 
 type Raw = Record<string, unknown>;
 
+/** `agent serve` options that take no value; every other one does. */
+const SERVE_SWITCHES = new Set(['reload', 'http', 'lazy-tools', 'help', 'h', 'version', 'v']);
+
+/**
+ * The `agent serve` command line made ready for the argument parser (mri, under sade): a value
+ * that looks like a negative number is joined to its option (`--worker-nice -1` would otherwise
+ * read as an unknown option `-1`, and the range check never see it), and every option given
+ * with a value is listed as a string option, so an empty value stays empty (mri turns it into 0)
+ * and counts as unset.
+ */
+export function serveArgv(argv: readonly string[]): { argv: string[]; string: string[] } {
+  const out: string[] = [];
+  const valued = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = /^--([^=]+)/.exec(arg)?.[1];
+    if (name === undefined || SERVE_SWITCHES.has(name) || name.startsWith('no-')) {
+      out.push(arg);
+      continue;
+    }
+    valued.add(name);
+    const next = argv[i + 1];
+    if (!arg.includes('=') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return { argv: out, string: [...valued] };
+}
+
+// An empty flag or variable counts as unset (`--worker-nice "$UNSET"` keeps the default).
 function pick(flags: Raw, env: Record<string, string | undefined>, flag: string, variable: string): { value: unknown; from: string } | undefined {
   if (flags[flag] !== undefined && flags[flag] !== '') return { value: flags[flag], from: `--${flag}` };
   const fromEnv = env[variable];

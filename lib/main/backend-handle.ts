@@ -18,6 +18,7 @@ import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-event
 import { type BackendThread, BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import type { CodeCache } from './code-cache.ts';
 import type { StartQueue } from './start-queue.ts';
+import { StartSlot } from './start-slot.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
 
@@ -54,8 +55,6 @@ export type HandleOptions = {
   threads?: BackendThreads;
 };
 
-/** A first start that has not connected, failed or stopped by then gives its start slot back anyway. */
-const START_SLOT_MS = 15_000;
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
 // Every backend worker gets a number, so a hub can tell a newer channel from an older one.
@@ -94,8 +93,7 @@ export class BackendHandle {
   /** The kernel thread id of the worker (for its priority), once it is ready. */
   threadId: number | null = null;
   /** The start gate's slot (or place in line), held from asking until the first start ends, the worker is gone or the handle stops. */
-  private slot: (() => void) | null = null;
-  private slotTimer: NodeJS.Timeout | null = null;
+  private readonly slot: StartSlot;
   /** The code cache the current worker was given (dropped if V8 refuses it). */
   private givenCache: SharedArrayBuffer | null = null;
 
@@ -105,6 +103,7 @@ export class BackendHandle {
   ) {
     const spec = currentSpec;
     this.state = newBackendState(spec.name, spec.tags, null);
+    this.slot = new StartSlot(options.starts, spec.name);
     this.state.phase = 'queued';
     this.state.toolPolicy = { disabledTools: spec.disabledTools, toolDescriptionOverrides: spec.toolDescriptionOverrides };
     this.supervisor =
@@ -117,6 +116,13 @@ export class BackendHandle {
           })
         : null;
     if (this.supervisor) this.publishSupervision(this.supervisor.state);
+    const own = spec.type === 'stdio' ? spec.nice : undefined;
+    if (own !== undefined && own < options.workerNice) {
+      options.log.warn(
+        { backend: spec.name, nice: own, workerNice: options.workerNice },
+        `nice ${own} is below the service's --worker-nice ${options.workerNice}: the backend runs at ${options.workerNice} (a higher priority would need privileges the service does not take)`,
+      );
+    }
   }
 
   get spec(): BackendSpec {
@@ -166,7 +172,7 @@ export class BackendHandle {
     if (this.stopping || !this.started) return;
     if (!this.worker) {
       this.startWanted = true;
-      if (!this.slot) this.askSlot();
+      if (!this.slot.pending) this.askSlot();
     } else if (!this.workerReady) {
       this.startWanted = true;
     } else {
@@ -187,22 +193,10 @@ export class BackendHandle {
   // The worker is created when the start gate has a slot for it (at once without a gate); the
   // slot goes back when its first start connects, fails or stops (or after START_SLOT_MS).
   private askSlot(): void {
-    const starts = this.options.starts;
-    if (!starts) return this.createWorker();
-    this.slot = starts.ask(this.name, () => {
-      if (this.stopping || this.worker) return this.freeSlot();
-      this.slotTimer = setTimeout(() => this.freeSlot(), START_SLOT_MS);
-      this.slotTimer.unref();
+    this.slot.ask(() => {
+      if (this.stopping || this.worker) return this.slot.free();
       this.createWorker();
     });
-  }
-
-  private freeSlot(): void {
-    const slot = this.slot;
-    this.slot = null;
-    if (this.slotTimer) clearTimeout(this.slotTimer);
-    this.slotTimer = null;
-    slot?.();
   }
 
   private createWorker(): void {
@@ -274,7 +268,7 @@ export class BackendHandle {
     // The first start has come to an end: the next backend may start.
     if (event.type === 'connected' || event.type === 'failed' || event.type === 'exited' || event.type === 'stopped') {
       this.startRunning = false;
-      this.freeSlot();
+      this.slot.free();
     }
     this.apply(reduceBackendEvent(this.state, event, { stopping: this.stopping !== null, supervised: this.supervisor !== null }));
   }
@@ -293,7 +287,7 @@ export class BackendHandle {
           // The slot covers the backend's first start too (its process booting, initialize, the
           // lists), not the worker's load alone: otherwise workers that load quickly let fifty
           // processes boot at once on two cores, and the last ones miss connectionTimeout.
-          if (!this.startRunning) this.freeSlot();
+          if (!this.startRunning) this.slot.free();
           break;
         case 'supervise':
           void this.supervisor?.send({ type: effect.event });
@@ -346,7 +340,7 @@ export class BackendHandle {
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
   private onWorkerDeath(reason: string): void {
-    this.freeSlot();
+    this.slot.free();
     killGroup(this.state.pid);
     const worker = this.worker;
     this.worker = null;
@@ -409,7 +403,7 @@ export class BackendHandle {
   }
 
   private async doStop(): Promise<void> {
-    this.freeSlot();
+    this.slot.free();
     void this.supervisor?.send({ type: 'stop' });
     this.failInflight('stopped');
     const worker = this.worker;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_WORKER_START_CONCURRENCY, parseServeOptions, type ServeOptions, UsageError } from '../../lib/cli/serve-options.ts';
+import { DEFAULT_WORKER_START_CONCURRENCY, parseServeOptions, type ServeOptions, serveArgv, UsageError } from '../../lib/cli/serve-options.ts';
 
 const DEFAULTS: ServeOptions = {
   config: undefined,
@@ -201,6 +201,15 @@ test('serve-options :: limits, hubs, priority and the state directory, flags bea
   usageError({ 'backends-per-worker': 0 }, {}, 'Expected --backends-per-worker to be a whole number from 1 to 64, got "0"');
   usageError({}, { AGENT_WORKER_START_CONCURRENCY: 'all' }, 'Expected AGENT_WORKER_START_CONCURRENCY to be a whole number from 0 to 1024, got "all"');
   usageError({}, { AGENT_MAX_MESSAGE_BYTES: '10' }, 'Expected AGENT_MAX_MESSAGE_BYTES to be a whole number from 1024 to 1073741824, got "10"');
+});
+
+test('serve-options :: serveArgv joins a negative value to its option and lists the valued options as strings', () => {
+  assert.equal(serveArgv(['serve', '--worker-nice', '-1', '--port', '', '--no-reload', '--lazy-tools', '--mcp-workers=2', '--health-rate-limit', '-5', '--host', '::1']), {
+    argv: ['serve', '--worker-nice=-1', '--port', '', '--no-reload', '--lazy-tools', '--mcp-workers=2', '--health-rate-limit=-5', '--host', '::1'],
+    string: ['worker-nice', 'port', 'mcp-workers', 'health-rate-limit', 'host'],
+  });
+  // A value already joined, and a switch followed by something that looks negative, are left alone.
+  assert.equal(serveArgv(['serve', '--port=-1', '--lazy-tools', '-1']).argv, ['serve', '--port=-1', '--lazy-tools', '-1']);
 });
 
 test.run();

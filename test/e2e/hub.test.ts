@@ -160,7 +160,7 @@ let two: Service;
 
 Two.before(async () => {
   two = await startService({
-    config: { mcpServers: { fixture: fixture(), gentle: fixture({ nice: 15 }) } },
+    config: { mcpServers: { fixture: fixture(), gentle: fixture({ nice: 15 }), eager: fixture({ nice: 3 }) } },
     args: ['--health-rate-limit', '0', '--mcp-workers', '2', '--worker-nice', '7'],
   });
   await two.waitFor(async () => (await two.get('/health')).body.status === 'healthy', 'healthy', 20_000);
@@ -189,6 +189,19 @@ Two('hub :: 2025 sessions spread over both hubs and each stays on its hub; a cha
   for (const { client } of sessions) await client.close();
 });
 
+Two('hub :: a session id naming a hub this service does not have is unknown (404), not a hub that is down (503)', async () => {
+  for (const id of ['h2-abc', 'h7-abc']) {
+    const post = await fetch(`${two.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    assert.is(post.status, 404, `POST /mcp with ${id}: ${await post.text()}`);
+    const sse = await fetch(`${two.base}/messages?sessionId=${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.is(sse.status, 404, `POST /messages with ${id}: ${await sse.text()}`);
+  }
+});
+
 // Field 19 of a task's stat is its nice value.
 function niceOf(pid: number, tid = pid): number {
   const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
@@ -211,6 +224,10 @@ Two('hub :: the main thread keeps its priority; hubs, backend workers and backen
   const status = await pids(two);
   assert.is(niceOf(status.fixture!), 7, 'a backend process');
   assert.is(niceOf(status.gentle!), 15, 'a backend process with its own nice');
+  // A nice below the service's is raised to it (a higher priority needs privileges), and the log says so.
+  assert.is(niceOf(status.eager!), 7, 'a backend asking for nice 3 runs at the service\'s 7');
+  const raised = two.logs.find((l) => l.backend === 'eager' && l.level === 40 && /nice 3 is below the service's --worker-nice 7: the backend runs at 7/.test(String(l.msg)));
+  assert.ok(raised, 'a warning names the backend and the nice it runs at');
   // A backend heads its own session; where that is its own autogroup, the group is lowered too,
   // or the kernel would weigh it as much as the whole service.
   // Where the kernel groups tasks by session. The service shares this runner's group (in the
