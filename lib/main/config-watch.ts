@@ -4,8 +4,10 @@ import { watch } from 'chokidar';
 export const RELOAD_DEBOUNCE_MS = 250;
 
 // Watches the configuration file's directory (not the file: see stack.md on atomic renames) and
-// calls `onChange` once per burst of events touching mcp.json or its `.env`.
-export function watchConfig(file: string, onChange: () => void, debounceMs = RELOAD_DEBOUNCE_MS): { close(): Promise<void> } {
+// calls `onChange` once per burst of events touching mcp.json or its `.env`. A failure of the
+// watch (EMFILE when the process is out of file descriptors, a directory gone) goes to `onError`:
+// without a listener, chokidar's 'error' event would end the process and every backend with it.
+export function watchConfig(file: string, onChange: () => void, onError: (error: Error) => void, debounceMs = RELOAD_DEBOUNCE_MS): { close(): Promise<void> } {
   const dir = path.dirname(file);
   const names = new Set([path.basename(file), '.env']);
   let timer: NodeJS.Timeout | null = null;
@@ -16,6 +18,7 @@ export function watchConfig(file: string, onChange: () => void, debounceMs = REL
     awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 20 },
     ignored: (p: string) => p !== dir && !names.has(path.basename(p)) && !path.basename(p).startsWith('..'),
   });
+  watcher.on('error', (error) => onError(error instanceof Error ? error : new Error(String(error))));
   watcher.on('all', () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {

@@ -39,6 +39,7 @@ import { loadStateKey } from './state-key.ts';
 import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
+import { throttledReport } from './throttled-report.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
@@ -231,6 +232,13 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       throw error;
     }
     server = listening;
+    // An accept that fails (EMFILE: out of file descriptors) is emitted here; unheard, it would end the process.
+    listening.on(
+      'error',
+      throttledReport((error: NodeJS.ErrnoException, notReported) =>
+        log.warn({ error: error.message, code: error.code, failuresNotLogged: notReported || undefined }, 'accepting an HTTP connection failed; the service keeps listening (out of file descriptors? see README "Many backends")'),
+      ),
+    );
     guard = createOriginGuard({
       listenHost: options.host,
       port,
@@ -252,7 +260,19 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   } catch (error) {
     log.error({ file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
   }
-  if (options.reload && !stopping) watcher = watchConfig(location.file, () => void reloader.reload('file changed'));
+  if (options.reload && !stopping) {
+    watcher = watchConfig(
+      location.file,
+      () => void reloader.reload('file changed'),
+      throttledReport((error: NodeJS.ErrnoException, notReported) =>
+        log.warn(
+          { error: redactCredentials(error.message), code: error.code, failuresNotLogged: notReported || undefined },
+          'watching the configuration failed: a change to the file may not reload it (`agent mcp reload` still does); the service keeps running',
+        ),
+      ),
+    );
+  }
+
   // The code cache on disk (a few ms) is read before the first backend starts.
   await codeCache?.loaded;
   await reloader.reload('startup');

@@ -1,0 +1,61 @@
+// The configuration watch: one call per burst of changes to mcp.json or .env, other files
+// ignored; a failing watch (out of file descriptors) is reported, not fatal.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { watchConfig } from '../../lib/main/config-watch.ts';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/main/watch-out-of-fds.ts', import.meta.url));
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-config-watch-'));
+  dirs.push(dir);
+  return dir;
+}
+test.after(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('config watch :: a burst of writes to mcp.json and .env is one call; other files none', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'mcp.json');
+  fs.writeFileSync(file, '{}');
+  let calls = 0;
+  const errors: Error[] = [];
+  const watcher = watchConfig(file, () => void calls++, (error) => void errors.push(error), 100);
+  try {
+    await sleep(400);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
+    await sleep(500);
+    assert.is(calls, 0, 'another file in the directory');
+    fs.writeFileSync(`${file}.tmp`, '{"mcpServers":{}}');
+    fs.renameSync(`${file}.tmp`, file);
+    fs.writeFileSync(path.join(dir, '.env'), 'A=1\n');
+    for (let i = 0; i < 50 && calls === 0; i++) await sleep(50);
+    await sleep(400);
+    assert.is(calls, 1, 'one reload for the burst');
+    assert.equal(errors, []);
+  } finally {
+    await watcher.close();
+  }
+});
+
+test('config watch :: out of file descriptors, the watch reports EMFILE and the process lives on', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'mcp.json'), '{}');
+  const { stdout, code } = await new Promise<{ stdout: string; code: number }>((resolve) => {
+    const script = `ulimit -n 80 && exec "${process.execPath}" --import tsx "${FIXTURE}" "${dir}"`;
+    execFile('bash', ['-c', script], { timeout: 30_000 }, (error, stdout, stderr) => resolve({ stdout: stdout + stderr, code: error ? Number((error as { code?: number }).code ?? 1) : 0 }));
+  });
+  assert.is(code, 0, stdout);
+  const report = JSON.parse(stdout.trim().split('\n').pop()!) as { errors: number; codes: string[] };
+  assert.ok(report.errors >= 1, stdout);
+  assert.ok(report.codes.includes('EMFILE'), stdout);
+});
+
+test.run();
