@@ -7,10 +7,12 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Inventory } from '../shared/messages/calls.ts';
 import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_INPUT_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, type WorkerEvent } from '../shared/messages/state-events.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import { secretValuesOf } from '../shared/secret-values.ts';
 import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 import { makeCodeCache } from './code-cache-hook.ts';
 import { HubPorts } from './hub-ports.ts';
 import { collectOnceSettled } from './settled-gc.ts';
+import { maskEventSecrets } from './secret-events.ts';
 import { BackendRunner } from './runner.ts';
 
 export type HostedBackend = {
@@ -26,8 +28,11 @@ export type HostedBackend = {
 /** What every backend of a worker reports in its `ready`. */
 export type WorkerFacts = { tid: number | null; codeCache: 'accepted' | 'rejected' | 'none' | null };
 
-export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent) => void, facts: WorkerFacts): HostedBackend {
-  const log = createLogger(data.log.level, data.log.format).child({ backend: data.spec.name });
+export function hostBackend(data: BackendWorkerData, send: (event: WorkerEvent) => void, facts: WorkerFacts): HostedBackend {
+  // Whatever this worker reports (log lines, errors, the last stderr line) has its server's configured secrets masked.
+  const secrets = secretValuesOf(data.spec);
+  const log = createLogger(data.log.level, data.log.format, { secrets }).child({ backend: data.spec.name });
+  const toMain = secrets.length ? (event: WorkerEvent) => send(maskEventSecrets(event, secrets)) : send;
   let inventory: Inventory | null = null;
   let runner: BackendRunner;
   const hubs = new HubPorts(

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { redactCredentials } from './sanitize.ts';
+import { maskSecretValues } from './secret-values.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -34,27 +35,33 @@ const MAX_LOGGED_TEXT = 16 * 1024;
 
 // No credential reaches the log, whoever logs (decisions §4): every string field and the
 // message lose their credentials; paths and addresses stay for the operator.
-const redactFields = (fields: Record<string, unknown>): Record<string, unknown> => {
+// A backend worker's logger also masks its server's configured secrets (secret-values.ts).
+const redactText = (value: string, secrets: readonly string[]) => redactCredentials(secrets.length ? maskSecretValues(value, secrets) : value, MAX_LOGGED_TEXT);
+const redactFields = (fields: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') out[key] = redactCredentials(value, MAX_LOGGED_TEXT);
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[key] = redactFields(value as Record<string, unknown>);
+    if (typeof value === 'string') out[key] = redactText(value, secrets);
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[key] = redactFields(value as Record<string, unknown>, secrets);
     else out[key] = value;
   }
   return out;
 };
 
-export function createLogger(level: LogLevel, format: LogFormat, { sync = true, destination: to }: { sync?: boolean; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(
+  level: LogLevel,
+  format: LogFormat,
+  { sync = true, destination: to, secrets = [] }: { sync?: boolean; destination?: pino.DestinationStream; secrets?: readonly string[] } = {},
+): Logger {
   const destination = to ?? (format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync }));
   return pino(
     {
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.epochTime,
-      formatters: { log: redactFields },
+      formatters: { log: (fields) => redactFields(fields, secrets) },
       hooks: {
         logMethod(args, method) {
-          const redacted = args.map((arg) => (typeof arg === 'string' ? redactCredentials(arg, MAX_LOGGED_TEXT) : arg)) as Parameters<typeof method>;
+          const redacted = args.map((arg) => (typeof arg === 'string' ? redactText(arg, secrets) : arg)) as Parameters<typeof method>;
           method.apply(this, redacted);
         },
       },

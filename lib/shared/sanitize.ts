@@ -31,6 +31,8 @@ const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\
 const KEY_VALUE =
   /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
+// A URL parameter whose name looks secret (`?key=`, `&sig=`, `#access_token=`, `?auth=`): its value goes.
+const QUERY_SECRET = /([?&#;][\w.%-]{0,32}(?:key|sig|signature|auth|token|secret|passw(?:or)?d|credential)[\w.%-]{0,32}=)[^&#\s"'<>]+/gi;
 const TOKENS =
   /\b(?:sk-[\w-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|eyJ[\w-]{8,}(?:\.[\w-]*){0,2})/g;
 // Trailing sentence punctuation is not part of the URL.
@@ -73,6 +75,7 @@ function withoutCredentials(s: string): string {
       return `${key}${quote}[REDACTED]${quote}`;
     })
     .replace(BEARER, '$1 [REDACTED]')
+    .replace(QUERY_SECRET, '$1[REDACTED]')
     .replace(TOKENS, '[REDACTED]');
 }
 

@@ -147,6 +147,8 @@ const operator: Array<[name: string, input: unknown, expected: string]> = [
   ['config path with line and column kept', '/etc/agent/mcp.json:3:7: expected a string', '/etc/agent/mcp.json:3:7: expected a string'],
   ['URL kept, userinfo redacted', 'connect https://user:pass@db.example.com:5432/x failed', 'connect https://[REDACTED]@db.example.com:5432/x failed'],
   ['secret query value redacted, URL kept', 'GET https://api.x.io/v1?api_key=abc&page=2', 'GET https://api.x.io/v1?api_key=[REDACTED]&page=2'],
+  ['?key=, &sig=, #access_token= and ?auth= values redacted, URL kept', 'login failed https://api.example.com/v1?key=s3cret&page=2&sig=abc#access_token=zzz then https://h/p?auth=xyz', 'login failed https://api.example.com/v1?key=[REDACTED]&page=2&sig=[REDACTED]#access_token=[REDACTED] then https://h/p?auth=[REDACTED]'],
+  ['ordinary parameters kept', 'GET https://h/search?q=tokens&page=2&sort=asc', 'GET https://h/search?q=tokens&page=2&sort=asc'],
   ['address kept', 'connect ECONNREFUSED 10.1.2.3:5432', 'connect ECONNREFUSED 10.1.2.3:5432'],
   ['bearer token redacted', 'Authorization: Bearer abc.def', 'Authorization: [REDACTED]'],
   ['token shape redacted', 'push ghp_abcdefghijklmnopqrstuvwxyz0123456789 denied', 'push [REDACTED] denied'],
