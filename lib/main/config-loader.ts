@@ -3,6 +3,7 @@
 // and the config code (about 15 MB), and reloads are rare; the next one starts a new worker.
 import { Piscina } from 'piscina';
 import type { LoadOutcome } from '../config/load.ts';
+import { deserializeOutcome, type SerializedConfig } from '../config/main-thread-config.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 
@@ -15,14 +16,18 @@ export class ConfigLoader {
   /** `nice`: the worker's priority, below the probe path. */
   constructor(private readonly nice = 0) {}
 
-  load(location: ConfigLocation, env: Record<string, string | undefined>): Promise<LoadOutcome> {
+  async load(location: ConfigLocation, env: Record<string, string | undefined>): Promise<LoadOutcome> {
     if (!this.pool) {
       const { file, workerData } = workerEntry('config', 'task-bootstrap');
-      this.pool = new Piscina({ filename: file, workerData: { ...workerData, nice: this.nice }, minThreads: 0, maxThreads: 1, idleTimeout: IDLE_MS });
+      // Run from source (no bundle), each new worker's tsx starts an esbuild process that nobody
+      // reaps once that worker has ended (a zombie per reload): the one worker is kept instead.
+      const fromSource = 'entry' in workerData;
+      this.pool = new Piscina({ filename: file, workerData: { ...workerData, nice: this.nice }, minThreads: fromSource ? 1 : 0, maxThreads: 1, idleTimeout: IDLE_MS });
       // A worker that fails to load rejects the task; the pool's own 'error' must not end the main thread.
       this.pool.on('error', () => undefined);
     }
-    return this.pool.run({ location, env: { ...env }, platform: process.platform }) as Promise<LoadOutcome>;
+    // The servers come serialized one by one and are read between turns (main-thread-config.ts).
+    return deserializeOutcome((await this.pool.run({ location, env: { ...env }, platform: process.platform })) as SerializedConfig);
   }
 
   async close(): Promise<void> {
