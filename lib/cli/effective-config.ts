@@ -62,7 +62,8 @@ export function effectiveText(entries: EffectiveEntry[]): string {
       const mark = e.fromDefaults.includes(key) ? '*' : ' ';
       if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
         out.push(`  ${mark}${key}:`);
-        for (const [k, v] of Object.entries(value as Record<string, unknown>)) out.push(`    ${e.fromDefaults.includes(k) ? '*' : ' '} ${k}: ${render(v)}`);
+        // A nested key is marked by its own name (supervision's) or its path (`stderrLimits.lineBytes`).
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) out.push(`    ${e.fromDefaults.includes(k) || e.fromDefaults.includes(`${key}.${k}`) ? '*' : ' '} ${k}: ${render(v)}`);
       } else {
         out.push(`  ${mark}${key}: ${render(value)}`);
       }

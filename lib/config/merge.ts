@@ -52,11 +52,14 @@ export function mergeServerDefaults(defaults: ServerDefaults | undefined, server
     inherited.push('oauth');
   }
   // decisions §2: objects key by key, the server's keys win.
+  // Marked as a whole when the server sets none; otherwise each key that came from the defaults
+  // (`stderrLimits.linesPerWindow`), so `mcp status --verbose` marks those lines only.
   if (applies('stderrLimits') && defaults.stderrLimits !== undefined) {
-    const merged = { ...defaults.stderrLimits, ...server.stderrLimits };
-    if (Object.keys(merged).some((key) => server.stderrLimits?.[key as keyof typeof merged] === undefined)) {
-      entry.stderrLimits = merged;
-      inherited.push('stderrLimits');
+    const fromDefaults = Object.keys(defaults.stderrLimits).filter((key) => server.stderrLimits?.[key as keyof typeof server.stderrLimits] === undefined);
+    if (fromDefaults.length) {
+      entry.stderrLimits = { ...defaults.stderrLimits, ...server.stderrLimits };
+      if (server.stderrLimits === undefined) inherited.push('stderrLimits');
+      inherited.push(...fromDefaults.map((key) => `stderrLimits.${key}`));
     }
   }
   for (const key of INHERITED_WHEN_MISSING) {

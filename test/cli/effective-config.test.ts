@@ -80,4 +80,18 @@ test('effective-config :: an invalid entry shows its problem and no configuratio
   assert.match(effectiveText([broken]), /broken \(invalid: not started\)\n {2}! \/cfg\/mcp\.json at mcpServers\.broken\.command: expected a string, found the number 3/);
 });
 
+test('effective-config :: stderrLimits: the keys from serverDefaults are marked, the server\'s own are not', () => {
+  const partly = normalizeConfig(
+    { serverDefaults: { stderrLimits: { linesPerWindow: 7 } }, mcpServers: { own: { command: 'node', stderrLimits: { lineBytes: 1024 } }, none: { command: 'node' } } },
+    '/cfg/mcp.json',
+    '/cfg',
+    sources,
+  );
+  if (!partly.ok) throw new Error('fixture config must load');
+  const [own, none] = ['own', 'none'].map((name) => effectiveEntry(partly.config.servers.find((s) => s.name === name)!, false, formatProblem));
+  const text = effectiveText([own!, none!]);
+  assert.match(text, /\nown\n(?:.*\n)*? {3}stderrLimits:\n {4}\* linesPerWindow: 7\n {6}lineBytes: 1024\n/);
+  assert.match(text, /\nnone\n(?:.*\n)*? {2}\*stderrLimits:\n {4}\* linesPerWindow: 7\n/);
+});
+
 test.run();

@@ -463,7 +463,7 @@ test('validation :: stderrLimits reach the stdio spec; serverDefaults fill in ke
   const defaults: ServerDefaults = { stderrLimits: { linesPerWindow: 1000, lineBytes: 1024 } };
   const merged = valid('b', { command: 'node', stderrLimits: { lineBytes: 65_536, windowSeconds: 30 } }, defaults);
   assert.equal(stdioSpec(merged).stderrLimits, { linesPerWindow: 1000, lineBytes: 65_536, windowSeconds: 30 });
-  assert.equal(merged.inherited, ['stderrLimits']);
+  assert.equal(merged.inherited, ['stderrLimits.linesPerWindow'], 'the key from serverDefaults, not the whole object');
   assert.equal(stdioSpec(valid('c', { command: 'node' }, defaults)).stderrLimits, { linesPerWindow: 1000, lineBytes: 1024 });
 });
 

@@ -61,8 +61,9 @@ test('child-records :: procStartTime parses after the last ")" of a command name
 });
 
 test('child-records :: procStartTime is null for a zombie and for a pid that does not exist', async () => {
-  // `sleep 0` becomes a zombie: its parent execs into `sleep 30` and never reaps it.
-  const parent = await started('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30']);
+  // The background `sleep` becomes a zombie: its parent execs into `sleep 30` and never reaps it.
+  // It ends after that exec (0.3 s): one that ended before could be reaped by the shell first.
+  const parent = await started('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30']);
   const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
   for (let i = 0; i < 200 && !/\) Z /.test(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 10));
   assert.match(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /);
