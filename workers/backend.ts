@@ -10,6 +10,7 @@ import { lowerThreadPriority } from '../lib/shared/priority.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
 import { codeCacheOutcome } from '../lib/backend/code-cache-hook.ts';
 import { type HostedBackend, hostBackend } from '../lib/backend/host.ts';
+import { maskEventSecrets } from '../lib/backend/secret-events.ts';
 import { failWorker } from '../lib/backend/worker-failure.ts';
 
 const data = workerData as BackendWorkerData;
@@ -51,14 +52,17 @@ port.on('message', (message: MainToBackendWorker) => {
 // worker-failure.ts); each backend it ran is told, with its own child's exit. A library's
 // process.exit() starts the same path and returns: the thread exits for real once the children are gone.
 const exits = new Map<string, ExitInfo | null>();
+const allSecrets = () => [...new Set([...hosted.values()].flatMap((h) => h.secrets))].sort((a, b) => b.length - a.length);
 const exitThread = process.exit.bind(process);
 const fail = failWorker({
   kill: async () => {
     await Promise.all([...hosted.values()].map(async (h) => exits.set(h.name, await h.runner.kill().catch(() => null))));
     return null;
   },
+  // One failure told to every backend of the thread: masked with all their secrets, not each its own.
   emit: (event: RunnerEvent) => {
-    for (const h of hosted.values()) h.emit(event.type === 'failed' ? { ...event, exit: exits.get(h.name) ?? null } : event);
+    const masked = maskEventSecrets(event, allSecrets());
+    for (const h of hosted.values()) h.emit(masked.type === 'failed' ? { ...masked, exit: exits.get(h.name) ?? null } : masked);
   },
   exit: exitThread,
 });
@@ -68,6 +72,6 @@ process.exit = ((code?: number | string | null) => {
 }) as typeof process.exit;
 
 process.on('unhandledRejection', (reason) => {
-  const event: RunnerEvent = { v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(toWireError(reason).message) } };
+  const event = maskEventSecrets<RunnerEvent>({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(toWireError(reason).message) } }, allSecrets());
   for (const h of hosted.values()) h.emit(event);
 });

@@ -23,16 +23,17 @@ export type HostedBackend = {
   emit: (event: RunnerEvent) => void;
   /** Lets go of the API and event ports (the runner has been stopped). */
   close: () => void;
+  /** The server's configured secrets (secret-values.ts): what the worker masks in its reports. */
+  readonly secrets: readonly string[];
 };
 
 /** What every backend of a worker reports in its `ready`. */
 export type WorkerFacts = { tid: number | null; codeCache: 'accepted' | 'rejected' | 'none' | null };
 
-export function hostBackend(data: BackendWorkerData, send: (event: WorkerEvent) => void, facts: WorkerFacts): HostedBackend {
-  // Whatever this worker reports (log lines, errors, the last stderr line) has its server's configured secrets masked.
+export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent) => void, facts: WorkerFacts): HostedBackend {
+  // Whatever this backend reports (log lines, errors, the last stderr line) has its server's configured secrets masked.
   const secrets = secretValuesOf(data.spec);
   const log = createLogger(data.log.level, data.log.format, { secrets }).child({ backend: data.spec.name });
-  const toMain = secrets.length ? (event: WorkerEvent) => send(maskEventSecrets(event, secrets)) : send;
   let inventory: Inventory | null = null;
   let runner: BackendRunner;
   const hubs = new HubPorts(
@@ -48,7 +49,8 @@ export function hostBackend(data: BackendWorkerData, send: (event: WorkerEvent) 
   );
 
   // The runner's events: lists and calls to the hubs, state (with counts) to the main thread.
-  const emit = (event: RunnerEvent) => {
+  const emit = (reported: RunnerEvent) => {
+    const event = maskEventSecrets(reported, secrets);
     switch (event.type) {
       case 'connected':
         // The code that connects has run: a code cache made now holds it for the next workers.
@@ -105,5 +107,5 @@ export function hostBackend(data: BackendWorkerData, send: (event: WorkerEvent) 
   toMain({ v: 1, type: 'ready', tid: facts.tid, codeCache: facts.codeCache });
   // The child is spawned now, not after a round trip through a main thread busy starting others.
   if (data.autoStart) void runner.start();
-  return { name: data.spec.name, runner, log, emit, close: () => data.api.close() };
+  return { name: data.spec.name, runner, log, emit, close: () => data.api.close(), secrets };
 }

@@ -17,6 +17,7 @@ import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
 
 type Emit = (event: RunnerEvent) => void;
@@ -95,6 +96,15 @@ export class BackendRunner {
   ) {
     this.stderrLimits = options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS };
     this.stderrLimiter = newStderrLimiter(this.stderrLimits);
+    this.secrets = secretValuesOf(spec);
+  }
+
+  /** The server's configured secrets (secret-values.ts), masked in its stderr before anything cuts or folds it. */
+  private readonly secrets: string[];
+
+  // The last stderr line for an exit's hint, masked before the hint cuts it (a line cut at lineBytes may end in a secret's start).
+  private lastStderr(stdio: StdioConnection): string {
+    return maskSecretValues(stdio.lastStderrLine(), this.secrets, true);
   }
 
   private emit(event: EventBody): void {
@@ -220,6 +230,7 @@ export class BackendRunner {
       onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
       limits: this.stderrLimits,
       limiter: this.stderrLimiter,
+      ...(this.secrets.length ? { mask: (line: string, cut: boolean) => maskSecretValues(line, this.secrets, cut) } : {}),
     });
     return this.stderrCapture;
   }
@@ -255,7 +266,7 @@ export class BackendRunner {
     if (stdio) {
       const end = error instanceof ChildEndedError ? await stdio.ended() : await stdio.exitSoon().then((exit) => exit && { exit, pipe: null });
       const when = step === 'lists' ? 'while its tools, resources and prompts were read' : 'during initialize';
-      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, stdio.lastStderrLine()), exit: exitInfo(end.exit) };
+      if (end) return { wire: describeEnd(this.spec as StdioSpec, end, when, this.lastStderr(stdio)), exit: exitInfo(end.exit) };
     }
     const wire = toWireError(error);
     // Our timer names its own step; the SDK's (probe, initialize, lists) ran out in the step the watch saw last.
@@ -439,7 +450,7 @@ export class BackendRunner {
         const end = await stdio.ended();
         await this.endConnection(0);
         if (generation !== this.generation) return;
-        const error = describeEnd(this.spec as StdioSpec, end, 'unexpectedly', stdio.lastStderrLine());
+        const error = describeEnd(this.spec as StdioSpec, end, 'unexpectedly', this.lastStderr(stdio));
         this.emit({ type: 'exited', at: end.exit.at, exit: exitInfo(end.exit), error });
       });
     } else {

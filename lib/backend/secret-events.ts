@@ -1,18 +1,30 @@
-// A backend worker's report to the main thread with its server's configured secrets masked in
-// the texts it carries (error messages, forwarded log lines). Pure.
-import type { WorkerEvent } from '../shared/messages/state-events.ts';
+// A backend worker's report with its server's configured secrets masked in the texts it carries
+// (error messages, forwarded log lines and log fields, at any depth). Pure.
+import type { RunnerEvent, WorkerEvent } from '../shared/messages/state-events.ts';
 import { maskSecretValues } from '../shared/secret-values.ts';
 
-export function maskEventSecrets(event: WorkerEvent, secrets: readonly string[]): WorkerEvent {
+/** Every string in `value` masked, objects and arrays copied. */
+export function maskDeep(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return maskSecretValues(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => maskDeep(item, secrets));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, secrets)]));
+  return value;
+}
+
+export function maskEventSecrets<E extends WorkerEvent | RunnerEvent>(event: E, secrets: readonly string[]): E {
+  if (secrets.length === 0) return event;
   const mask = (text: string) => maskSecretValues(text, secrets);
-  switch (event.type) {
+  const e = event as WorkerEvent | RunnerEvent;
+  switch (e.type) {
     case 'failed':
-      return { ...event, error: { ...event.error, message: mask(event.error.message) } };
+      return { ...e, error: { ...e.error, message: mask(e.error.message) } } as E;
     case 'exited':
     case 'ping':
-      return event.error ? { ...event, error: { ...event.error, message: mask(event.error.message) } } : event;
+      return (e.error ? { ...e, error: { ...e.error, message: mask(e.error.message) } } : e) as E;
     case 'log':
-      return { ...event, msg: mask(event.msg), fields: Object.fromEntries(Object.entries(event.fields).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v])) };
+      return { ...e, msg: mask(e.msg), fields: maskDeep(e.fields, secrets) as Record<string, unknown> } as E;
+    case 'backendLog':
+      return { ...e, params: maskDeep(e.params, secrets) as Record<string, unknown> } as E;
     default:
       return event;
   }

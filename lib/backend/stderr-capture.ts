@@ -93,6 +93,8 @@ export type StderrCaptureOptions = {
   limiter?: StderrLimiter;
   /** Limiter key; only matters for a limiter shared between captures. */
   key?: string;
+  /** Masks the server's configured secrets in a line before it is redacted, folded or logged (`cut`: the line was cut at lineBytes). */
+  mask?: (line: string, cut: boolean) => string;
 };
 
 type Entry = { line: string; truncated: boolean; repeats: number };
@@ -148,6 +150,7 @@ export class StderrCapture {
   private blockedUntil = -Infinity;
 
   // The last pushed line, to fold identical consecutive lines.
+  private readonly mask: ((line: string, cut: boolean) => string) | null;
   private lastLine: string | null = null;
   private lastTruncated = false;
 
@@ -171,6 +174,7 @@ export class StderrCapture {
     this.currentLimits = options.limits ?? { ...DEFAULT_STDERR_LIMITS };
     this.limiter = options.limiter ?? newStderrLimiter(this.currentLimits);
     this.key = options.key ?? 'stderr';
+    this.mask = options.mask ?? null;
     this.ticker = this.startTicker();
   }
 
@@ -315,7 +319,7 @@ export class StderrCapture {
         this.dequeue(entry);
         this.endRun();
         if (allowed) {
-          const text = redactCredentials(entry.line, this.currentLimits.lineBytes);
+          const text = redactCredentials(this.mask ? this.mask(entry.line, entry.truncated) : entry.line, this.currentLimits.lineBytes);
           this.runLogged = true;
           this.runText = text;
           this.runCount = entry.repeats;

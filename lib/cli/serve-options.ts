@@ -77,7 +77,7 @@ const SERVE_SWITCHES = new Set(['reload', 'http', 'lazy-tools', 'help', 'h', 've
  * that looks like a negative number is joined to its option (`--worker-nice -1` would otherwise
  * read as an unknown option `-1`, and the range check never see it), and every option given
  * with a value is listed as a string option, so an empty value stays empty (mri turns it into 0)
- * and counts as unset.
+ * and counts as unset, while an option given without any value is still refused.
  */
 export function serveArgv(argv: readonly string[]): { argv: string[]; string: string[] } {
   const out: string[] = [];
@@ -89,14 +89,17 @@ export function serveArgv(argv: readonly string[]): { argv: string[]; string: st
       out.push(arg);
       continue;
     }
-    valued.add(name);
     const next = argv[i + 1];
     if (!arg.includes('=') && next !== undefined && /^-\d/.test(next)) {
+      valued.add(name);
       out.push(`${arg}=${next}`);
       i++;
-    } else {
-      out.push(arg);
+      continue;
     }
+    // Only an option that has a value (`--x v`, `--x ""`, `--x=`) is a string option: one with
+    // none (`--port --config-dir d`, `--config` last) stays `true` and is refused by the checks.
+    if (arg.includes('=') || (next !== undefined && !next.startsWith('-'))) valued.add(name);
+    out.push(arg);
   }
   return { argv: out, string: [...valued] };
 }

@@ -1,6 +1,7 @@
 // Loads the configuration in a piscina worker (workers/config.ts): parsing, zod validation and
 // merging stay off the main thread. One worker, ended as soon as it has answered: it holds zod
-// and the config code (about 15 MB), and reloads are rare; the next one starts a new worker.
+// and the config code (about 15 MB), and reloads are rare; the next one starts a new worker
+// (run from source, the one worker is kept: see below).
 import { Piscina } from 'piscina';
 import type { LoadOutcome } from '../config/load.ts';
 import { deserializeOutcome, type SerializedConfig } from '../config/main-thread-config.ts';

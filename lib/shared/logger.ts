@@ -37,13 +37,15 @@ const MAX_LOGGED_TEXT = 16 * 1024;
 // message lose their credentials; paths and addresses stay for the operator.
 // A backend worker's logger also masks its server's configured secrets (secret-values.ts).
 const redactText = (value: string, secrets: readonly string[]) => redactCredentials(secrets.length ? maskSecretValues(value, secrets) : value, MAX_LOGGED_TEXT);
+const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
+  if (value !== null && typeof value === 'object' && !(value instanceof Error)) return redactFields(value as Record<string, unknown>, secrets);
+  return value;
+};
 const redactFields = (fields: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') out[key] = redactText(value, secrets);
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[key] = redactFields(value as Record<string, unknown>, secrets);
-    else out[key] = value;
-  }
+  for (const [key, value] of Object.entries(fields)) out[key] = redactValue(value, secrets);
   return out;
 };
 

@@ -31,8 +31,11 @@ const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\
 const KEY_VALUE =
   /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
-// A URL parameter whose name looks secret (`?key=`, `&sig=`, `#access_token=`, `?auth=`): its value goes.
-const QUERY_SECRET = /([?&#;][\w.%-]{0,32}(?:key|sig|signature|auth|token|secret|passw(?:or)?d|credential)[\w.%-]{0,32}=)[^&#\s"'<>]+/gi;
+// A URL parameter whose name ends in a secret's word (`?key=`, `&sig=`, `#access_token=`,
+// `?apiKey=`, `X-Amz-Signature=`): its value goes; `?author=`, `&keyword=`, `&monkey=` stay.
+const QUERY_PARAM = /([?&#;])([\w.%-]{1,64})=([^&#\s"'<>]+)/g;
+const SECRET_QUERY_NAME = /(?:^|[_.-])(?:api[_-]?key|key|sig|signature|token|auth|password|passwd|pwd|secret|credential|credentials)$/i;
+const secretQueryName = (name: string) => SECRET_QUERY_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'));
 const TOKENS =
   /\b(?:sk-[\w-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|eyJ[\w-]{8,}(?:\.[\w-]*){0,2})/g;
 // Trailing sentence punctuation is not part of the URL.
@@ -75,7 +78,7 @@ function withoutCredentials(s: string): string {
       return `${key}${quote}[REDACTED]${quote}`;
     })
     .replace(BEARER, '$1 [REDACTED]')
-    .replace(QUERY_SECRET, '$1[REDACTED]')
+    .replace(QUERY_PARAM, (match, sep: string, name: string) => (secretQueryName(name) ? `${sep}${name}=[REDACTED]` : match))
     .replace(TOKENS, '[REDACTED]');
 }
 

@@ -1,35 +1,62 @@
 // The secrets a server's own configuration gives the service: the values of its env variables
-// with secret-looking names (API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...) and of its HTTP headers.
-// A backend that prints one in any shape (`auth failed for key <value>`) would otherwise put it
-// in the log, the health output and `agent mcp status`: its worker masks them in whatever it
-// reports. Pure.
+// and HTTP headers whose names say they hold one (API_KEY, GITHUB_TOKEN, DB_PASSWORD,
+// Authorization, X-Api-Key, ...). A backend that prints one in another shape (`auth failed for
+// key <value>`) would otherwise put it in the log, the health output and `agent mcp status`: its
+// worker masks them in whatever it reports, before anything cuts or folds the text. Pure.
 import type { BackendSpec } from '../config/types.ts';
 
-/** Variable names treated as holding secrets: any name containing one of these words, in any case. */
-// Not `pwd` (PWD is the working directory) nor `session` (DBUS_SESSION_BUS_ADDRESS): paths the operator needs.
-const SECRET_NAME = /password|passwd|secret|token|key|auth|credential|cookie|private/i;
+/** Name parts that mark a secret (a whole part: `GIT_AUTHOR_NAME` and `TOKENIZER` are not secrets). */
+const SECRET_PARTS = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pass', 'credential', 'credentials', 'cookie', 'auth', 'authorization', 'sig', 'signature', 'pat']);
+/** A last part that names something about a secret, not the secret (`KEY_DIR`, `TOKEN_FILE`, `SSH_AUTH_SOCK`). */
+const NOT_THE_VALUE = new Set(['dir', 'path', 'file', 'sock', 'socket', 'name', 'url', 'host', 'port', 'id', 'type', 'mode', 'enabled', 'provider', 'method', 'scheme', 'expiry', 'expires', 'ttl', 'length', 'size', 'header', 'user', 'username', 'email']);
 /** Shorter values are not masked: they would match ordinary words and numbers. */
 export const MIN_SECRET_LENGTH = 6;
 export const SECRET_MASK = '[REDACTED]';
+/** A cut text's last characters that begin a secret are masked from this many on. */
+const MIN_CUT_PREFIX = 4;
+
+/** Whether an env variable's or header's name says its value is a secret. */
+export function isSecretName(name: string): boolean {
+  const parts = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  if (parts.length === 0 || NOT_THE_VALUE.has(parts[parts.length - 1]!)) return false;
+  return parts.some((part) => SECRET_PARTS.has(part) || /(?:password|passwd|secret|token|apikey)$/.test(part));
+}
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
   const values: string[] = [];
-  if (spec.type === 'stdio') {
-    for (const [name, value] of Object.entries(spec.env)) if (SECRET_NAME.test(name)) values.push(value);
-  } else {
-    for (const value of Object.values(spec.headers)) values.push(value.replace(/^(?:bearer|basic|token)\s+/i, ''));
-  }
+  const named = spec.type === 'stdio' ? spec.env : spec.headers;
+  for (const [name, value] of Object.entries(named)) if (isSecretName(name)) values.push(value.replace(/^(?:bearer|basic|token)\s+/i, ''));
   return [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
-/** `text` with every occurrence of every secret (as written, or JSON-escaped) masked. */
-export function maskSecretValues(text: string, secrets: readonly string[]): string {
+// The shapes a secret is masked in: as written, JSON-escaped, URL-encoded.
+function formsOf(secret: string): string[] {
+  return [...new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])];
+}
+
+/**
+ * `text` with every occurrence of every secret masked. `cut`: the text may have been cut (a line
+ * over its byte limit), so a tail that begins a secret is masked too.
+ */
+export function maskSecretValues(text: string, secrets: readonly string[], cut = false): string {
   let out = text;
   for (const secret of secrets) {
-    if (out.includes(secret)) out = out.split(secret).join(SECRET_MASK);
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret && out.includes(escaped)) out = out.split(escaped).join(SECRET_MASK);
+    for (const form of formsOf(secret)) if (out.includes(form)) out = out.split(form).join(SECRET_MASK);
+  }
+  if (cut) {
+    for (const secret of secrets) {
+      for (let k = Math.min(secret.length - 1, out.length); k >= MIN_CUT_PREFIX; k--) {
+        if (out.endsWith(secret.slice(0, k))) {
+          out = out.slice(0, out.length - k) + SECRET_MASK;
+          break;
+        }
+      }
+    }
   }
   return out;
 }

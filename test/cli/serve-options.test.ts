@@ -210,6 +210,9 @@ test('serve-options :: serveArgv joins a negative value to its option and lists 
   });
   // A value already joined, and a switch followed by something that looks negative, are left alone.
   assert.equal(serveArgv(['serve', '--port=-1', '--lazy-tools', '-1']).argv, ['serve', '--port=-1', '--lazy-tools', '-1']);
+  // An option without a value is not a string option: mri makes it `true`, which the checks refuse.
+  assert.equal(serveArgv(['serve', '--port', '--config-dir', 'd', '--config']).string, ['config-dir']);
+  assert.equal(serveArgv(['serve', '--log-level', '--port=', '--host', '']).string, ['port', 'host']);
 });
 
 test.run();

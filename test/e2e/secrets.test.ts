@@ -1,38 +1,45 @@
-// A backend that prints its own configured secret in no recognisable shape, and a secret URL
-// parameter: neither reaches the service log, the health output or `agent mcp status`.
+// A backend that prints its own configured secrets in no recognisable shape (one with a run of
+// spaces and a tab, one where the 120-character hint of lastError would cut it), and a secret
+// URL parameter: none reaches the service log, the health output or `agent mcp status`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, startService } from '../helpers/service.ts';
 
 const SECRET = 'supersecret-e2e-4711';
+const SPACED = 'correct  horse\tbattery staple';
 const URL_SIG = 'urlsig-777777';
-const leaky = {
-  command: process.execPath,
-  args: ['-e', `process.stderr.write('auth failed for key ' + process.env.API_KEY + ' at https://api.example.com/v1?sig=${URL_SIG}\\n'); setTimeout(() => process.exit(1), 100)`],
-  env: { API_KEY: SECRET },
-  restartOnExit: false,
-};
+const CUT = 'Zq8vTt2mP4nR7sK1wX9yL3';
+const script = [
+  `process.stderr.write('auth failed for key ' + process.env.API_KEY + ' at https://api.example.com/v1?sig=${URL_SIG}\\n');`,
+  `process.stderr.write('login with ' + process.env.DB_PASSWORD + ' refused\\n');`,
+  // The last line: 110 characters, then a secret the exit's 120-character hint would cut.
+  `process.stderr.write('x'.repeat(110) + process.env.SESSION_TOKEN + '\\n');`,
+  'setTimeout(() => process.exit(1), 100);',
+].join(' ');
+const leaky = { command: process.execPath, args: ['-e', script], env: { API_KEY: SECRET, DB_PASSWORD: SPACED, SESSION_TOKEN: CUT }, restartOnExit: false };
+const leaks = (text: string) => [SECRET, URL_SIG, 'correct horse', 'battery staple', CUT.slice(0, 6)].filter((s) => text.includes(s));
 
-test('secrets :: a configured secret and a secret URL parameter printed by a backend are masked in the log, /health and agent mcp status', async () => {
+test('secrets :: configured secrets and a secret URL parameter printed by a backend are masked in the log, /health and agent mcp status', async () => {
   const svc = await startService({ config: { mcpServers: { leaky } }, args: ['--health-info-level', 'full'] });
   try {
     const line = await svc.waitForLog((l) => l.backend === 'leaky' && l.stream === 'stderr');
     assert.is(line.msg, 'auth failed for key [REDACTED] at https://api.example.com/v1?sig=[REDACTED]');
+    await svc.waitForLog((l) => l.backend === 'leaky' && l.stream === 'stderr' && /^login with/.test(String(l.msg)));
     const failed = await svc.waitFor(async () => {
       const r = await svc.get('/health/mcp/leaky');
       return typeof r.body.lastError === 'string' && r.body.lastError.includes('last stderr') && r;
     }, 'the exit reported with its last stderr line');
-    assert.match(failed.body.lastError, /last stderr: auth failed for key \[REDACTED\]/);
+    assert.match(failed.body.lastError, /last stderr: x{110}\[/);
     const status = await runCli(['mcp', 'status', '--config', svc.configFile]);
-    assert.match(status.stdout, /auth failed for key \[REDACTED\]/, status.stdout);
+    assert.match(status.stdout, /last stderr: x{110}\[/, status.stdout);
+    assert.ok(svc.logs.some((l) => l.msg === 'login with [REDACTED] refused'), 'a secret with a run of spaces and a tab');
     for (const [where, text] of [
       ['log', JSON.stringify(svc.logs)],
       ['/health', JSON.stringify((await svc.get('/health')).body)],
       ['/health/mcp/leaky', JSON.stringify(failed.body)],
       ['agent mcp status', status.stdout + status.stderr],
     ] as const) {
-      assert.not.ok(text.includes(SECRET), `${where} shows the configured secret`);
-      assert.not.ok(text.includes(URL_SIG), `${where} shows the URL signature`);
+      assert.equal(leaks(text), [], `${where} shows a secret`);
     }
   } finally {
     await svc.stop();

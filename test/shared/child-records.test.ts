@@ -61,10 +61,12 @@ test('child-records :: procStartTime parses after the last ")" of a command name
 });
 
 test('child-records :: procStartTime is null for a zombie and for a pid that does not exist', async () => {
-  // The background `sleep` becomes a zombie: its parent execs into `sleep 30` and never reaps it.
-  // It ends after that exec (0.3 s): one that ended before could be reaped by the shell first.
-  const parent = await started('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30']);
+  // The background `sleep` becomes a zombie: its parent execs into `sleep 30`, which never reaps
+  // it. It is killed once that exec has happened (one that ended before could be reaped by the shell).
+  const parent = await started('sh', ['-c', 'sleep 60 & echo $!; exec sleep 30']);
   const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
+  for (let i = 0; i < 200 && !fs.readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep\u000030'); i++) await new Promise((r) => setTimeout(r, 10));
+  process.kill(zombie, 'SIGKILL');
   for (let i = 0; i < 200 && !/\) Z /.test(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 10));
   assert.match(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /);
   assert.is(procStartTime(zombie), null);

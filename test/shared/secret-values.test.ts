@@ -1,35 +1,62 @@
-// A server's configured secrets: which values count, and masking them in any text.
+// A server's configured secrets: which names hold one, which values count, and masking them in
+// any text (as written, JSON-escaped, URL-encoded, and the start of one at the end of a cut text).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BackendSpec } from '../../lib/config/types.ts';
-import { maskSecretValues, secretValuesOf } from '../../lib/shared/secret-values.ts';
+import { isSecretName, maskSecretValues, secretValuesOf } from '../../lib/shared/secret-values.ts';
 
 const stdio = (env: Record<string, string>) => ({ type: 'stdio', env }) as unknown as BackendSpec;
 
-test('secret values :: env values with secret-looking names, longest first; short values, PWD and ordinary names not', () => {
-  const spec = stdio({
-    API_KEY: 'supersecret123',
-    GITHUB_TOKEN: 'ghp_shortish',
-    DB_PASSWORD: 'hunter2hunter2-long',
-    client_secret: 'abcdef',
-    AUTH: 'abc',
-    PWD: '/work/main',
-    HOME: '/home/someone',
-    MODE: 'production',
-  });
+const names: [string, boolean][] = [
+  ['API_KEY', true],
+  ['OPENAI_API_KEY', true],
+  ['GITHUB_TOKEN', true],
+  ['PGPASSWORD', true],
+  ['DB_PASSWORD', true],
+  ['AWS_SECRET_ACCESS_KEY', true],
+  ['client_secret', true],
+  ['apiKey', true],
+  ['X-Api-Key', true],
+  ['Authorization', true],
+  ['Cookie', true],
+  ['AUTH', true],
+  ['GIT_AUTHOR_NAME', false],
+  ['GIT_AUTHOR_EMAIL', false],
+  ['KEY_DIR', false],
+  ['TOKEN_FILE', false],
+  ['TOKENIZER', false],
+  ['SSH_AUTH_SOCK', false],
+  ['OAUTH_PROVIDER', false],
+  ['PWD', false],
+  ['HOME', false],
+  ['Accept', false],
+  ['MCP-Protocol-Version', false],
+];
+for (const [name, secret] of names) test(`secret values :: ${name} ${secret ? 'holds' : 'does not hold'} a secret`, () => assert.is(isSecretName(name), secret));
+
+test('secret values :: env values with secret names, longest first; short ones and other names not', () => {
+  const spec = stdio({ API_KEY: 'supersecret123', GITHUB_TOKEN: 'ghp_shortish', DB_PASSWORD: 'hunter2hunter2-long', client_secret: 'abcdef', AUTH: 'abc', PWD: '/work/main', KEY_DIR: '/home/user', MODE: 'production' });
   assert.equal(secretValuesOf(spec), ['hunter2hunter2-long', 'supersecret123', 'ghp_shortish', 'abcdef']);
 });
 
-test('secret values :: header values of a remote server, without the auth scheme word', () => {
-  const spec = { type: 'http', url: 'https://x', headers: { Authorization: 'Bearer tok-123456', 'X-Api-Key': 'k-987654' } } as unknown as BackendSpec;
+test('secret values :: a remote server\'s secret headers, without the auth scheme word; other headers not', () => {
+  const spec = { type: 'http', url: 'https://x', headers: { Authorization: 'Bearer tok-123456', 'X-Api-Key': 'k-987654', Accept: 'application/json' } } as unknown as BackendSpec;
   assert.equal(secretValuesOf(spec), ['tok-123456', 'k-987654']);
 });
 
-test('secret values :: every occurrence masked, as written or JSON-escaped; a longer secret containing a shorter one masked whole', () => {
-  const secrets = ['pa"ss\\word-long', 'abc123xyz-long', 'abc123'];
+test('secret values :: every occurrence masked, as written, JSON-escaped or URL-encoded; a longer secret containing a shorter one masked whole', () => {
+  const secrets = ['pa"ss\\word-long', 'abc/def+ghi==', 'abc123xyz-long', 'abc123'];
   assert.is(maskSecretValues('auth failed for key abc123xyz-long (abc123) abc123', secrets), 'auth failed for key [REDACTED] ([REDACTED]) [REDACTED]');
   assert.is(maskSecretValues('{"msg":"pa\\"ss\\\\word-long"} and pa"ss\\word-long', secrets), '{"msg":"[REDACTED]"} and [REDACTED]');
+  assert.is(maskSecretValues('GET /x?k=abc%2Fdef%2Bghi%3D%3D', secrets), 'GET /x?k=[REDACTED]');
   assert.is(maskSecretValues('nothing here', secrets), 'nothing here');
+});
+
+test('secret values :: a cut text that ends in the start of a secret loses that start (4 characters or more)', () => {
+  const secrets = ['Zq8vTt2mP4nR7sK1wX9yL3'];
+  assert.is(maskSecretValues('login failed: Zq8vTt2mP4', secrets, true), 'login failed: [REDACTED]');
+  assert.is(maskSecretValues('login failed: Zq8', secrets, true), 'login failed: Zq8', 'three characters say nothing');
+  assert.is(maskSecretValues('login failed: Zq8vTt2mP4', secrets), 'login failed: Zq8vTt2mP4', 'a text that was not cut');
 });
 
 test.run();
