@@ -62,18 +62,35 @@ export class HubPorts {
     private readonly options: HubPortsOptions,
   ) {}
 
-  /** A hub's (new) port; the previous port of that hub is closed. */
+  /** A hub's (new) port; the previous port of that hub is closed and its calls disowned. */
   attach(hub: number, port: MessagePort): void {
-    this.ports.get(hub)?.close();
+    const previous = this.ports.get(hub);
+    if (previous) {
+      this.disown(hub);
+      previous.close();
+    }
     this.ports.set(hub, port);
     port.on('message', (message: HubToBackend) => this.onMessage(hub, message));
     port.on('close', () => {
       if (this.ports.get(hub) !== port) return;
       this.ports.delete(hub);
+      this.disown(hub);
       // A hub that ended had its sessions end too: their subscriptions go with them.
       for (const uri of [...this.subscribers.keys()]) this.unsubscribe(hub, uri);
     });
     if (this.connection) port.postMessage({ type: 'connected', ...this.connection } satisfies BackendToHub);
+  }
+
+  // The calls a hub held when its port closed or was replaced (the hub restarted): their clients
+  // have been told they failed, so they are cancelled in the backend and their outcome and
+  // progress go nowhere. A new hub numbers its calls from 1 again: an old call's answer must not
+  // reach the new call of the same number (another client's).
+  private disown(hub: number): void {
+    for (const [callId, origin] of this.origins) {
+      if (origin?.hub !== hub) continue;
+      this.origins.set(callId, null);
+      this.runner.cancel(callId);
+    }
   }
 
   private post(hub: number, message: BackendToHub): void {

@@ -186,3 +186,55 @@ H('a task\'s question goes to the hub waiting in that task\'s tasks/result, thou
 });
 
 H.run();
+
+// ---------------------------------------------------------------------------------------------
+const R = suite('hub ports: a hub that restarts');
+R.after.each(() => {
+  for (const o of open) o.close();
+  open = [];
+});
+
+R('calls of a hub whose port is replaced are cancelled, and their answers never reach the new port\'s call of the same number', async () => {
+  const fake = fakeRunner();
+  const cancelled: number[] = [];
+  fake.runner.cancel = (id) => void cancelled.push(id);
+  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const before = hub(ports, 0);
+  open.push(before);
+  before.send(callMessage(1));
+  await ticks();
+  // The hub restarts: a new port for hub 0, whose calls are numbered from 1 again.
+  const after = hub(ports, 0);
+  open.push(after);
+  after.send(callMessage(1));
+  await ticks();
+  assert.equal(cancelled, [fake.calls[0]!.call.callId], 'the old hub\'s call is cancelled in the backend');
+  fake.calls[0]!.settle({ ok: true, result: { content: [{ type: 'text', text: 'for the old client' }] } });
+  ports.progress(fake.calls[0]!.call.callId, { progress: 1 } as never);
+  fake.calls[1]!.settle({ ok: true, result: { content: [{ type: 'text', text: 'for the new client' }] } });
+  const outcome = await after.next('outcome');
+  assert.equal(outcome, { type: 'outcome', callId: 1, outcome: { ok: true, result: { content: [{ type: 'text', text: 'for the new client' }] } } });
+  await ticks();
+  const more = await Promise.race([after.next('outcome').then(() => 'another outcome'), after.next('progress').then(() => 'a progress'), ticks().then(() => 'nothing')]);
+  assert.is(more, 'nothing', 'nothing of the old call reaches the new port');
+});
+
+R('calls of a hub whose port closes are cancelled', async () => {
+  const fake = fakeRunner();
+  const cancelled: number[] = [];
+  fake.runner.cancel = (id) => void cancelled.push(id);
+  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const dying = hub(ports, 0);
+  const other = hub(ports, 1);
+  open.push(other);
+  dying.send(callMessage(5));
+  other.send(callMessage(5));
+  await ticks();
+  dying.close();
+  await ticks();
+  assert.equal(cancelled, [fake.calls[0]!.call.callId], 'only the closed hub\'s call');
+  fake.calls[1]!.settle({ ok: true, result: {} });
+  assert.is((await other.next('outcome')).callId, 5);
+});
+
+R.run();
