@@ -8,6 +8,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { type BackendWorkerData, type ExitInfo, type MainToBackendWorker, type RunnerEvent, toWireError, type WorkerEvent } from '../lib/shared/messages/state-events.ts';
 import { lowerThreadPriority } from '../lib/shared/priority.ts';
 import { redactCredentials } from '../lib/shared/sanitize.ts';
+import { maskSecretValues } from '../lib/shared/secret-values.ts';
 import { codeCacheOutcome } from '../lib/backend/code-cache-hook.ts';
 import { type HostedBackend, hostBackend } from '../lib/backend/host.ts';
 import { maskEventSecrets } from '../lib/backend/secret-events.ts';
@@ -64,6 +65,7 @@ const fail = failWorker({
     const masked = maskEventSecrets(event, allSecrets());
     for (const h of hosted.values()) h.emit(masked.type === 'failed' ? { ...masked, exit: exits.get(h.name) ?? null } : masked);
   },
+  mask: (text) => maskSecretValues(text, allSecrets()),
   exit: exitThread,
 });
 process.on('uncaughtException', (error) => fail({ reason: `uncaught exception: ${toWireError(error).message}`, stack: error.stack, code: 1 }));
@@ -72,6 +74,6 @@ process.exit = ((code?: number | string | null) => {
 }) as typeof process.exit;
 
 process.on('unhandledRejection', (reason) => {
-  const event = maskEventSecrets<RunnerEvent>({ v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(toWireError(reason).message) } }, allSecrets());
+  const event: RunnerEvent = { v: 1, type: 'log', level: 'error', msg: 'unhandled rejection in backend worker', fields: { error: redactCredentials(maskSecretValues(toWireError(reason).message, allSecrets())) } };
   for (const h of hosted.values()) h.emit(event);
 });

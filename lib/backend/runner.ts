@@ -16,7 +16,6 @@ import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, type Conne
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
-import { redactCredentials } from '../shared/sanitize.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
 
@@ -104,7 +103,8 @@ export class BackendRunner {
 
   // The last stderr line for an exit's hint, masked before the hint cuts it (a line cut at lineBytes may end in a secret's start).
   private lastStderr(stdio: StdioConnection): string {
-    return maskSecretValues(stdio.lastStderrLine(), this.secrets, true);
+    const { line, truncated } = stdio.lastStderr();
+    return maskSecretValues(line, this.secrets, truncated);
   }
 
   private emit(event: EventBody): void {
@@ -196,7 +196,7 @@ export class BackendRunner {
       },
     );
     allowTaskMethods(client);
-    client.onerror = (error) => this.log.debug({ err: redactCredentials(error.message) }, 'MCP client error');
+    client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
     const ask = (method: InputMethod) => async (request: { params?: unknown }, ctx: { mcpReq: { _meta?: Record<string, unknown> } }) => {
       if (!this.options.onInputRequest) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
       return this.options.onInputRequest(method, (request.params ?? {}) as Record<string, unknown>, ctx.mcpReq._meta) as never;
@@ -227,7 +227,7 @@ export class BackendRunner {
   private capture(): StderrCapture {
     this.stderrCapture ??= new StderrCapture({
       emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
-      onError: (error) => this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'stderr capture failed'),
+      onError: (error) => this.log.warn({ err: toWireError(error).message }, 'stderr capture failed'),
       limits: this.stderrLimits,
       limiter: this.stderrLimiter,
       ...(this.secrets.length ? { mask: (line: string, cut: boolean) => maskSecretValues(line, this.secrets, cut) } : {}),
@@ -303,7 +303,7 @@ export class BackendRunner {
       const inventory = await this.readInventory(client, this.spec.requestTimeout);
       if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
     } catch (error) {
-      this.log.warn({ err: redactCredentials(toWireError(error).message) }, 'could not refresh the backend inventory');
+      this.log.warn({ err: toWireError(error).message }, 'could not refresh the backend inventory');
     }
   }
 
@@ -415,7 +415,7 @@ export class BackendRunner {
       if (listening) await listening.close();
       else if (client.getProtocolEra() !== 'modern') await client.unsubscribeResource({ uri }, { timeout: this.spec.requestTimeout });
     } catch (error) {
-      this.log.debug({ uri, err: redactCredentials(toWireError(error).message) }, 'could not unsubscribe from a resource');
+      this.log.debug({ uri, err: toWireError(error).message }, 'could not unsubscribe from a resource');
     }
   }
 
@@ -434,7 +434,7 @@ export class BackendRunner {
     for (const uri of this.subscribed.keys()) {
       this.subscribed.set(uri, null);
       this.subscribeOn(client, uri).catch((error) =>
-        this.log.warn({ uri, err: redactCredentials(toWireError(error).message) }, 'could not re-establish a resource subscription after the backend reconnected'),
+        this.log.warn({ uri, err: toWireError(error).message }, 'could not re-establish a resource subscription after the backend reconnected'),
       );
     }
   }

@@ -27,7 +27,7 @@ export type StdioConnection = {
   child: SpawnedChild;
   transport: PipeTransport;
   /** The child's last stderr line: a hint for the messages about its end. */
-  lastStderrLine: () => string;
+  lastStderr: () => { line: string; truncated: boolean };
   /** Settles at the first sign of the end: the child exited, or closed a pipe (stdout EOF, a broken stdin). */
   ending: Promise<void>;
   /**
@@ -73,8 +73,8 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
       }
     });
   }
-  let lastLine = '';
-  const unwire = child.stderr ? wireStderr(child.stderr, options.capture(), (line) => (lastLine = line)) : () => undefined;
+  let last = { line: '', truncated: false };
+  const unwire = child.stderr ? wireStderr(child.stderr, options.capture(), (line, truncated) => (last = { line, truncated })) : () => undefined;
   const transport = new PipeTransport(child.stdout, child.stdin, {
     name: spec.name,
     maxMessageBytes,
@@ -97,7 +97,7 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
   return {
     child,
     transport,
-    lastStderrLine: () => lastLine,
+    lastStderr: () => last,
     ending: Promise.race([child.exited, transport.peerClosed]).then(() => undefined),
     ended: () => (end ??= ended()),
     exitSoon,
@@ -119,10 +119,10 @@ function record(stateDir: string, spec: StdioSpec, pid: number, log: Logger): bo
 }
 
 // Feeds a child's stderr to the capture line by line; returns what takes the listeners off again.
-function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string) => void): () => void {
+function wireStderr(stderr: Readable, capture: StderrCapture, onLine: (line: string, truncated: boolean) => void): () => void {
   const splitter = new LineSplitter((line, truncated) => {
     if (!line) return;
-    onLine(line);
+    onLine(line, truncated);
     capture.push(line, truncated);
   }, capture.limits.lineBytes, {
     countsOnly: () => capture.dropsEverything(),

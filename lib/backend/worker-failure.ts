@@ -14,6 +14,8 @@ export type FailureDeps = {
   /** SIGKILL the child's group; resolves with its exit once reaped (null without a child). */
   kill: () => Promise<ExitInfo | null>;
   emit: (event: RunnerEvent) => void;
+  /** Masks the configured secrets of the thread's backends, before anything redacts or folds the text. */
+  mask?: (text: string) => string;
   /** The real process.exit of the thread. */
   exit: (code: number) => void;
 };
@@ -29,8 +31,9 @@ export function failWorker(deps: FailureDeps): (failure: Failure) => void {
       const gaveUp = new Promise<null>((resolve) => (timer = setTimeout(resolve, REAP_WAIT_MS, null)));
       const exit = await Promise.race([deps.kill().catch(() => null), gaveUp]);
       clearTimeout(timer);
-      const message = redactCredentials(failure.reason);
-      const fields = { error: message, ...(failure.stack ? { stack: redactCredentials(failure.stack) } : {}), exitCode: failure.code };
+      const clean = (text: string) => redactCredentials(deps.mask ? deps.mask(text) : text);
+      const message = clean(failure.reason);
+      const fields = { error: message, ...(failure.stack ? { stack: clean(failure.stack) } : {}), exitCode: failure.code };
       deps.emit({ v: 1, type: 'log', level: 'error', msg: 'backend worker failed; its child was ended', fields });
       deps.emit({ v: 1, type: 'failed', at: Date.now(), error: { name: 'WorkerFailed', message: `backend worker failed: ${message}` }, authRequired: false, exit });
       deps.exit(failure.code);

@@ -33,8 +33,10 @@ const KEY_VALUE =
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
 // A URL parameter whose name ends in a secret's word (`?key=`, `&sig=`, `#access_token=`,
 // `?apiKey=`, `X-Amz-Signature=`): its value goes; `?author=`, `&keyword=`, `&monkey=` stay.
-const QUERY_PARAM = /([?&#;])([\w.%-]{1,64})=([^&#\s"'<>]+)/g;
-const SECRET_QUERY_NAME = /(?:^|[_.-])(?:api[_-]?key|key|sig|signature|token|auth|password|passwd|pwd|secret|credential|credentials)$/i;
+// A value ends at the next `?` or `;` too, so a parameter that holds a URL does not hide the secret one after it.
+const QUERY_PARAM = /([?&#;])([\w.%-]{1,64})=([^&#;?\s"'<>]+)/g;
+const SECRET_QUERY_NAME =
+  /(?:^|[_.-])(?:key|sig|auth|pwd)$|(?:signature|token|password|passwd|secret|credentials?|(?:api|access|app|auth|private|secret|client|shared|user)key)$/i;
 const secretQueryName = (name: string) => SECRET_QUERY_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'));
 const TOKENS =
   /\b(?:sk-[\w-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|eyJ[\w-]{8,}(?:\.[\w-]*){0,2})/g;

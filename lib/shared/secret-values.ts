@@ -6,9 +6,17 @@
 import type { BackendSpec } from '../config/types.ts';
 
 /** Name parts that mark a secret (a whole part: `GIT_AUTHOR_NAME` and `TOKENIZER` are not secrets). */
-const SECRET_PARTS = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pass', 'credential', 'credentials', 'cookie', 'auth', 'authorization', 'sig', 'signature', 'pat']);
-/** A last part that names something about a secret, not the secret (`KEY_DIR`, `TOKEN_FILE`, `SSH_AUTH_SOCK`). */
-const NOT_THE_VALUE = new Set(['dir', 'path', 'file', 'sock', 'socket', 'name', 'url', 'host', 'port', 'id', 'type', 'mode', 'enabled', 'provider', 'method', 'scheme', 'expiry', 'expires', 'ttl', 'length', 'size', 'header', 'user', 'username', 'email']);
+const SECRET_PARTS = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pass', 'credential', 'credentials', 'cookie', 'auth', 'authorization', 'sig', 'signature', 'pat', 'jwt']);
+/** A part ending in one of these is a secret too (`PGPASSWORD`, `SECRETKEY`, `BASICAUTH`). */
+const SECRET_SUFFIX = /(?:password|passwd|secret|token|apikey|secretkey|accesskey|privatekey|basicauth|jwt)$/;
+/** A last part that names something about a secret, not the secret (`KEY_DIR`, `TOKEN_FILE`, `SSH_AUTH_SOCK`, `AUTH_ISSUER`). */
+const NOT_THE_VALUE = new Set([
+  'dir', 'path', 'file', 'sock', 'socket', 'name', 'url', 'uri', 'host', 'port', 'id', 'type', 'mode', 'enabled', 'provider', 'method', 'scheme',
+  'expiry', 'expires', 'ttl', 'length', 'size', 'user', 'username', 'email', 'issuer', 'endpoint', 'audience', 'server', 'domain', 'algorithm',
+  'timeout', 'ms', 'seconds', 'limit', 'region', 'realm', 'tenant', 'scope', 'scopes', 'version', 'strategy',
+]);
+/** A value that is a file path names where a secret is, not the secret (`GOOGLE_APPLICATION_CREDENTIALS`). */
+const PATH_VALUE = /^(?:~|[A-Za-z]:)?[\\/][^\s]*$/;
 /** Shorter values are not masked: they would match ordinary words and numbers. */
 export const MIN_SECRET_LENGTH = 6;
 export const SECRET_MASK = '[REDACTED]';
@@ -23,14 +31,20 @@ export function isSecretName(name: string): boolean {
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
   if (parts.length === 0 || NOT_THE_VALUE.has(parts[parts.length - 1]!)) return false;
-  return parts.some((part) => SECRET_PARTS.has(part) || /(?:password|passwd|secret|token|apikey)$/.test(part));
+  return parts.some((part) => SECRET_PARTS.has(part) || SECRET_SUFFIX.test(part));
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
   const values: string[] = [];
   const named = spec.type === 'stdio' ? spec.env : spec.headers;
-  for (const [name, value] of Object.entries(named)) if (isSecretName(name)) values.push(value.replace(/^(?:bearer|basic|token)\s+/i, ''));
+  for (const [name, value] of Object.entries(named)) {
+    if (!isSecretName(name) || PATH_VALUE.test(value.trim())) continue;
+    const secret = value.replace(/^(?:bearer|basic|token)\s+/i, '');
+    values.push(secret);
+    // A multi-line secret (a PEM key) reaches the log line by line: each line counts on its own.
+    if (/[\r\n]/.test(secret)) values.push(...secret.split(/\r?\n/));
+  }
   return [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
@@ -49,9 +63,9 @@ export function maskSecretValues(text: string, secrets: readonly string[], cut =
     for (const form of formsOf(secret)) if (out.includes(form)) out = out.split(form).join(SECRET_MASK);
   }
   if (cut) {
-    for (const secret of secrets) {
-      for (let k = Math.min(secret.length - 1, out.length); k >= MIN_CUT_PREFIX; k--) {
-        if (out.endsWith(secret.slice(0, k))) {
+    for (const form of secrets.flatMap(formsOf)) {
+      for (let k = Math.min(form.length - 1, out.length); k >= MIN_CUT_PREFIX; k--) {
+        if (out.endsWith(form.slice(0, k))) {
           out = out.slice(0, out.length - k) + SECRET_MASK;
           break;
         }

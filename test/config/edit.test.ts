@@ -1,23 +1,16 @@
 // Editing mcp.json on disk for `agent mcp tools disable|enable`: the new text and a backup of
 // the old one, rotated backups, atomic writes through a symlink, a missing file.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BACKUPS_KEPT, listBackups } from '../../lib/config/backups.ts';
 import { editToolState } from '../../lib/config/edit.ts';
 import { ConfigEditError, type ToolAction } from '../../lib/config/edit-plan.ts';
+import { tempDir as scratchDir } from '../helpers/service.ts';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-config-edit-'));
-  tempDirs.push(dir);
-  return dir;
-}
-test.after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = () => scratchDir('agent-config-edit-');
+
 
 const SAMPLE = ['{', '  "mcpServers": {', '    "alpha": { "url": "http://localhost:9000/mcp" }', '  }', '}', ''].join('\n');
 

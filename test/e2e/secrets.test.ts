@@ -9,15 +9,18 @@ const SECRET = 'supersecret-e2e-4711';
 const SPACED = 'correct  horse\tbattery staple';
 const URL_SIG = 'urlsig-777777';
 const CUT = 'Zq8vTt2mP4nR7sK1wX9yL3';
+const PEM = ['-----BEGIN PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'VJTUt9Us8cKjMZlinesOfBase64ab', '-----END PRIVATE KEY-----'].join('\n');
 const script = [
   `process.stderr.write('auth failed for key ' + process.env.API_KEY + ' at https://api.example.com/v1?sig=${URL_SIG}\\n');`,
   `process.stderr.write('login with ' + process.env.DB_PASSWORD + ' refused\\n');`,
+  // A multi-line secret reaches the log line by line.
+  `process.stderr.write('bad key: ' + process.env.APP_PRIVATE_KEY + '\\n');`,
   // The last line: 110 characters, then a secret the exit's 120-character hint would cut.
   `process.stderr.write('x'.repeat(110) + process.env.SESSION_TOKEN + '\\n');`,
   'setTimeout(() => process.exit(1), 100);',
 ].join(' ');
-const leaky = { command: process.execPath, args: ['-e', script], env: { API_KEY: SECRET, DB_PASSWORD: SPACED, SESSION_TOKEN: CUT }, restartOnExit: false };
-const leaks = (text: string) => [SECRET, URL_SIG, 'correct horse', 'battery staple', CUT.slice(0, 6)].filter((s) => text.includes(s));
+const leaky = { command: process.execPath, args: ['-e', script], env: { API_KEY: SECRET, DB_PASSWORD: SPACED, SESSION_TOKEN: CUT, APP_PRIVATE_KEY: PEM }, restartOnExit: false };
+const leaks = (text: string) => [SECRET, URL_SIG, 'correct horse', 'battery staple', CUT.slice(0, 6), 'MIIEvQIBADANBgkq', 'VJTUt9Us8cKj'].filter((s) => text.includes(s));
 
 test('secrets :: configured secrets and a secret URL parameter printed by a backend are masked in the log, /health and agent mcp status', async () => {
   const svc = await startService({ config: { mcpServers: { leaky } }, args: ['--health-info-level', 'full'] });

@@ -2,27 +2,18 @@
 // ignored; a failing watch (out of file descriptors) is reported, not fatal.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { watchConfig } from '../../lib/main/config-watch.ts';
+import { tempDir } from '../helpers/service.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/main/watch-out-of-fds.ts', import.meta.url));
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-config-watch-'));
-  dirs.push(dir);
-  return dir;
-}
-test.after(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('config watch :: a burst of writes to mcp.json and .env is one call; other files none', async () => {
-  const dir = tempDir();
+  const dir = tempDir('agent-config-watch-');
   const file = path.join(dir, 'mcp.json');
   fs.writeFileSync(file, '{}');
   let calls = 0;
@@ -46,7 +37,7 @@ test('config watch :: a burst of writes to mcp.json and .env is one call; other 
 });
 
 test('config watch :: out of file descriptors, the watch reports EMFILE and the process lives on', async () => {
-  const dir = tempDir();
+  const dir = tempDir('agent-config-watch-');
   fs.writeFileSync(path.join(dir, 'mcp.json'), '{}');
   const { stdout, code } = await new Promise<{ stdout: string; code: number }>((resolve) => {
     const script = `ulimit -n 80 && exec "${process.execPath}" --import tsx "${FIXTURE}" "${dir}"`;

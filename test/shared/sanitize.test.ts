@@ -149,6 +149,8 @@ const operator: Array<[name: string, input: unknown, expected: string]> = [
   ['secret query value redacted, URL kept', 'GET https://api.x.io/v1?api_key=abc&page=2', 'GET https://api.x.io/v1?api_key=[REDACTED]&page=2'],
   ['?key=, &sig=, #access_token= and ?auth= values redacted, URL kept', 'login failed https://api.example.com/v1?key=s3cret&page=2&sig=abc#access_token=zzz then https://h/p?auth=xyz', 'login failed https://api.example.com/v1?key=[REDACTED]&page=2&sig=[REDACTED]#access_token=[REDACTED] then https://h/p?auth=[REDACTED]'],
   ['camelCase and provider names redacted', 'GET https://h/x?apiKey=k1&accessToken=t1&X-Amz-Signature=s1&X-Amz-Credential=c1', 'GET https://h/x?apiKey=[REDACTED]&accessToken=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]'],
+  ['a parameter holding a URL does not hide the secret one inside or after it', 'GET https://proxy/fetch?url=https://maps.example.com/api?key=AIzaSECRET and https://h/p?a=1;sig=SIGSECRET', 'GET https://proxy/fetch?url=https://maps.example.com/api?key=[REDACTED] and https://h/p?a=1;sig=[REDACTED]'],
+  ['joined secret names redacted', 'GET https://h/p?authkey=a1&appkey=a2&privatekey=a3&accesskey=a4', 'GET https://h/p?authkey=[REDACTED]&appkey=[REDACTED]&privatekey=[REDACTED]&accesskey=[REDACTED]'],
   ['ordinary parameters kept, a secret word inside a longer name too', 'GET https://h/search?q=tokens&page=2&author=ann&keyword=k&monkey=m&design=d&assignee=a', 'GET https://h/search?q=tokens&page=2&author=ann&keyword=k&monkey=m&design=d&assignee=a'],
   ['address kept', 'connect ECONNREFUSED 10.1.2.3:5432', 'connect ECONNREFUSED 10.1.2.3:5432'],
   ['bearer token redacted', 'Authorization: Bearer abc.def', 'Authorization: [REDACTED]'],

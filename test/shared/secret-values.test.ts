@@ -31,12 +31,30 @@ const names: [string, boolean][] = [
   ['HOME', false],
   ['Accept', false],
   ['MCP-Protocol-Version', false],
+  ['AUTH_HEADER', true],
+  ['MINIO_SECRETKEY', true],
+  ['ACCESSKEY', true],
+  ['BASICAUTH', true],
+  ['X-JWT-Assertion', true],
+  ['AUTH_ISSUER', false],
+  ['TOKEN_ENDPOINT', false],
+  ['COOKIE_DOMAIN', false],
+  ['AUTH_TIMEOUT_MS', false],
+  ['KEY_ALGORITHM', false],
+  ['AUTH_STRATEGY', false],
 ];
 for (const [name, secret] of names) test(`secret values :: ${name} ${secret ? 'holds' : 'does not hold'} a secret`, () => assert.is(isSecretName(name), secret));
 
 test('secret values :: env values with secret names, longest first; short ones and other names not', () => {
   const spec = stdio({ API_KEY: 'supersecret123', GITHUB_TOKEN: 'ghp_shortish', DB_PASSWORD: 'hunter2hunter2-long', client_secret: 'abcdef', AUTH: 'abc', PWD: '/work/main', KEY_DIR: '/home/user', MODE: 'production' });
   assert.equal(secretValuesOf(spec), ['hunter2hunter2-long', 'supersecret123', 'ghp_shortish', 'abcdef']);
+});
+
+test('secret values :: a path is where a secret is, not the secret; a multi-line secret counts line by line too', () => {
+  const pem = ['-----BEGIN PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'VJTUt9Us8cKjMZlinesOfBase64ab', '-----END PRIVATE KEY-----'].join('\n');
+  const secrets = secretValuesOf(stdio({ GOOGLE_APPLICATION_CREDENTIALS: '/home/ann/.config/gcloud/sa.json', WIN_TOKEN: 'C:\\keys\\t.txt', APP_PRIVATE_KEY: pem }));
+  assert.equal(secrets, [pem, 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'VJTUt9Us8cKjMZlinesOfBase64ab', '-----BEGIN PRIVATE KEY-----', '-----END PRIVATE KEY-----']);
+  assert.is(maskSecretValues('bad key: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', secrets), 'bad key: [REDACTED]');
 });
 
 test('secret values :: a remote server\'s secret headers, without the auth scheme word; other headers not', () => {
@@ -57,6 +75,7 @@ test('secret values :: a cut text that ends in the start of a secret loses that 
   assert.is(maskSecretValues('login failed: Zq8vTt2mP4', secrets, true), 'login failed: [REDACTED]');
   assert.is(maskSecretValues('login failed: Zq8', secrets, true), 'login failed: Zq8', 'three characters say nothing');
   assert.is(maskSecretValues('login failed: Zq8vTt2mP4', secrets), 'login failed: Zq8vTt2mP4', 'a text that was not cut');
+  assert.is(maskSecretValues('GET /x?k=abc%2Fdef%2B', ['abc/def+ghi=jklmnop'], true), 'GET /x?k=[REDACTED]', 'cut inside the URL-encoded form');
 });
 
 test.run();
