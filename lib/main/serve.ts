@@ -40,6 +40,7 @@ import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
 import { throttledReport } from './throttled-report.ts';
+import { survivesWorkerStartFailures } from './worker-start-failure.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
@@ -70,6 +71,16 @@ async function describeRunning(socket: string, configDir: string): Promise<strin
   return `another agent service is already running on ${configDir} (${who}); stop it first, or start this one with another --config-dir`;
 }
 
+/** Waits for `work`; if it is not done within `ms`, calls `nudge` (which should make it end) and goes on waiting. */
+async function finishWithin(work: Promise<unknown>, ms: number, nudge: () => void): Promise<void> {
+  const timer = setTimeout(nudge, ms);
+  try {
+    await work;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function listen(server: http.Server, port: number, host: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
@@ -90,6 +101,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
   process.on('unhandledRejection', (reason) => log.error({ error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));
+  survivesWorkerStartFailures((error) => log.error({ error: redactCredentials(error.message) }, 'a worker thread could not start (out of file descriptors or memory?); the service keeps running'));
   // stderr carries log lines only: Node's warnings become log lines too.
   process.removeAllListeners('warning');
   process.on('warning', (warning) => log.warn({ warning: warning.name, code: (warning as { code?: string }).code }, warning.message));
@@ -299,7 +311,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
           { name: 'close the control bus', run: () => control?.close() },
           { name: 'close connections', run: () => server?.closeAllConnections() },
           { name: 'stop watching the configuration', run: () => watcher?.close() },
-          { name: 'finish the configuration load', run: () => reloader.close() },
+          // A load that does not finish soon (a worker that cannot start) is ended with its worker.
+          { name: 'finish the configuration load', run: () => finishWithin(reloader.close(), 2_000, () => void loader.close()) },
           { name: 'stop backends', run: () => registry.stopAll() },
           { name: 'stop the config worker', run: () => loader.close() },
         ],

@@ -41,6 +41,11 @@ test('out of fds :: connections are dropped and the config watch fails with EMFI
     setSoftNofile(pid, original);
     await svc.waitFor(async () => (await svc.get('/health/live')).status === 200, 'answers again once descriptors are free');
     assert.is(svc.child.exitCode, null, 'still running');
+    // Reloads work again: a load that failed for want of descriptors does not hold the next ones.
+    const loaded = svc.logs.filter((l) => l.msg === 'configuration loaded').length;
+    fs.writeFileSync(`${svc.configFile}.new`, JSON.stringify({ mcpServers: {}, serverDefaults: { requestTimeout: 12_345 } }));
+    fs.renameSync(`${svc.configFile}.new`, svc.configFile);
+    await svc.waitFor(async () => svc.logs.filter((l) => l.msg === 'configuration loaded').length > loaded, 'the next change loads', 20_000);
   } finally {
     for (const socket of sockets) socket.destroy();
     await svc.stop();
