@@ -112,8 +112,14 @@ function pick(flags: Raw, env: Record<string, string | undefined>, flag: string,
   return undefined;
 }
 
+// An option given without a value (mri makes it `true`): said as such, not as `got "true"`.
+const noValue = (found: { value: unknown; from: string }, expected: string) =>
+  found.value === true && found.from.startsWith('--') ? new UsageError(`Expected ${found.from} to be given ${expected}, got no value`) : null;
+
 function oneOf<T extends string>(found: { value: unknown; from: string } | undefined, allowed: readonly T[], fallback: T): T {
   if (!found) return fallback;
+  const missing = noValue(found, `one of ${allowed.join(', ')}`);
+  if (missing) throw missing;
   const value = String(found.value);
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`Expected ${found.from} to be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
@@ -121,6 +127,8 @@ function oneOf<T extends string>(found: { value: unknown; from: string } | undef
 
 function integer(found: { value: unknown; from: string } | undefined, fallback: number, min: number, max: number): number {
   if (!found) return fallback;
+  const missing = noValue(found, `a whole number from ${min} to ${max}`);
+  if (missing) throw missing;
   const text = String(found.value);
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) {
@@ -131,6 +139,8 @@ function integer(found: { value: unknown; from: string } | undefined, fallback: 
 
 function text(found: { value: unknown; from: string } | undefined): string | undefined {
   if (!found) return undefined;
+  const missing = noValue(found, 'a value');
+  if (missing) throw missing;
   if (typeof found.value !== 'string') throw new UsageError(`Expected ${found.from} to be given once with a value, got ${JSON.stringify(found.value)}`);
   return found.value;
 }

@@ -111,7 +111,7 @@ for (const [title, flags, env, expected] of valueCases) {
 const errorCases: Array<[title: string, flags: Record<string, unknown>, env: Env, message: string]> = [
   ['invalid --health-info-level', { 'health-info-level': 'verbose' }, {}, 'Expected --health-info-level to be one of full, basic, minimal, got "verbose"'],
   ['invalid AGENT_HEALTH_INFO_LEVEL', {}, { AGENT_HEALTH_INFO_LEVEL: 'FULL' }, 'Expected AGENT_HEALTH_INFO_LEVEL to be one of full, basic, minimal, got "FULL"'],
-  ['--health-info-level without a value', { 'health-info-level': true }, {}, 'Expected --health-info-level to be one of full, basic, minimal, got "true"'],
+  ['--health-info-level without a value', { 'health-info-level': true }, {}, 'Expected --health-info-level to be given one of full, basic, minimal, got no value'],
   ['invalid --log-level', { 'log-level': 'verbose' }, {}, 'Expected --log-level to be one of fatal, error, warn, info, debug, trace, got "verbose"'],
   ['invalid AGENT_LOG_FORMAT', {}, { AGENT_LOG_FORMAT: 'text' }, 'Expected AGENT_LOG_FORMAT to be one of json, pretty, got "text"'],
   ['non-numeric --port', { port: 'http' }, {}, 'Expected --port to be a whole number from 0 to 65535, got "http"'],
@@ -126,14 +126,14 @@ const errorCases: Array<[title: string, flags: Record<string, unknown>, env: Env
   ['exempt host name instead of an address', { 'health-rate-exempt': '127.0.0.1,localhost' }, {}, 'Expected --health-rate-exempt to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "localhost"'],
   ['bad exempt CIDR from AGENT_HEALTH_RATE_EXEMPT', {}, { AGENT_HEALTH_RATE_EXEMPT: 'fd00::/129' }, 'Expected AGENT_HEALTH_RATE_EXEMPT to be a comma-separated list of IP addresses or CIDRs: expected an IP address or CIDR such as 10.0.0.0/8 or fd00::/8, got "fd00::/129"'],
   ['--config given twice', { config: ['a.json', 'b.json'] }, {}, 'Expected --config to be given once with a value, got ["a.json","b.json"]'],
-  ['--config-dir without a value', { 'config-dir': true }, {}, 'Expected --config-dir to be given once with a value, got true'],
+  ['--config-dir without a value', { 'config-dir': true }, {}, 'Expected --config-dir to be given a value, got no value'],
   ['--stderr-line-bytes of 0', { 'stderr-line-bytes': 0 }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "0"'],
   ['--stderr-line-bytes with a unit', { 'stderr-line-bytes': '8k' }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "8k"'],
   ['--stderr-lines-per-window above a million', { 'stderr-lines-per-window': 1_000_001 }, {}, 'Expected --stderr-lines-per-window to be a whole number from 1 to 1000000, got "1000001"'],
   ['negative AGENT_STDERR_WINDOW_SECONDS', {}, { AGENT_STDERR_WINDOW_SECONDS: '-10' }, 'Expected AGENT_STDERR_WINDOW_SECONDS to be a whole number from 1 to 3600, got "-10"'],
   ['fractional --stderr-summary-interval-seconds', { 'stderr-summary-interval-seconds': '0.5' }, {}, 'Expected --stderr-summary-interval-seconds to be a whole number from 1 to 3600, got "0.5"'],
   ['AGENT_STDERR_QUEUE_HIGH_WATER_BYTES above 64 MiB', {}, { AGENT_STDERR_QUEUE_HIGH_WATER_BYTES: '67108865' }, 'Expected AGENT_STDERR_QUEUE_HIGH_WATER_BYTES to be a whole number from 1 to 67108864, got "67108865"'],
-  ['--stderr-line-bytes without a value', { 'stderr-line-bytes': true }, {}, 'Expected --stderr-line-bytes to be a whole number from 1 to 1048576, got "true"'],
+  ['--stderr-line-bytes without a value', { 'stderr-line-bytes': true }, {}, 'Expected --stderr-line-bytes to be given a whole number from 1 to 1048576, got no value'],
 ];
 
 for (const [title, flags, env, message] of errorCases) {

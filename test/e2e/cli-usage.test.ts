@@ -40,8 +40,8 @@ const cases: [string[], number, string, string][] = [
   [['serve', '--mcp-workers', '0'], 2, '', usage('Expected --mcp-workers to be a whole number from 1 to 64, got "0"', 'agent --help')],
   [['serve', '--port', '-80', '--config-dir', '/nonexistent'], 2, '', usage('Expected --port to be a whole number from 0 to 65535, got "-80"', 'agent --help')],
   // An option given without a value is still refused, not taken as unset.
-  [['serve', '--port', '--config-dir', '/nonexistent'], 2, '', usage('Expected --port to be a whole number from 0 to 65535, got "true"', 'agent --help')],
-  [['serve', '--config-dir', '/nonexistent', '--config'], 2, '', usage('Expected --config to be given once with a value, got true', 'agent --help')],
+  [['serve', '--port', '--config-dir', '/nonexistent'], 2, '', usage('Expected --port to be given a whole number from 0 to 65535, got no value', 'agent --help')],
+  [['serve', '--config-dir', '/nonexistent', '--config'], 2, '', usage('Expected --config to be given a value, got no value', 'agent --help')],
 ];
 
 for (const [args, code, stdout, stderr] of cases) {
