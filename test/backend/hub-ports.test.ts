@@ -9,20 +9,21 @@ import type { BackendCall, BackendToHub, CallOutcome, HubToBackend } from '../..
 
 type Pending = { call: BackendCall; settle: (outcome: CallOutcome) => void };
 
-// A runner whose calls stay open until the test settles them; it records pauses.
+// A runner whose calls stay open until the test settles them; it records pauses and cancels.
 function fakeRunner() {
   const calls: Pending[] = [];
+  const cancelled: number[] = [];
   const paused = new Map<number, number>();
   const backendAsked: string[] = [];
   const runner: CallRunner = {
     request: (call) => new Promise((settle) => calls.push({ call, settle })),
     subscribe: async (uri) => (backendAsked.push(`+${uri}`), { ok: true, result: {} }),
     unsubscribe: async (uri) => void backendAsked.push(`-${uri}`),
-    cancel: () => undefined,
+    cancel: (id) => void cancelled.push(id),
     pauseTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) + 1),
     resumeTimeout: (id) => void paused.set(id, (paused.get(id) ?? 0) - 1),
   };
-  return { runner, calls, paused, backendAsked };
+  return { runner, calls, paused, backendAsked, cancelled };
 }
 
 // A hub's end: what it received, and a way to send.
@@ -52,19 +53,26 @@ const ticks = () => new Promise((r) => setTimeout(r, 20));
 const callMessage = (callId: number): HubToBackend => ({ type: 'call', callId, method: 'tools/call', params: { name: 't' }, wantsProgress: false });
 
 let open: { close(): void }[] = [];
-const H = suite('hub ports: backend questions');
-H.after.each(() => {
+const closeOpen = () => {
   for (const o of open) o.close();
   open = [];
-});
+};
+const H = suite('hub ports: backend questions');
+H.after.each(closeOpen);
 
-function setup(inputTimeoutMs = 60_000) {
+// The ports alone, before any hub is attached.
+function bare(inputTimeoutMs = 60_000) {
   const fake = fakeRunner();
   const warnings: string[] = [];
   const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs, warn: (_f, msg) => void warnings.push(msg) });
+  return { ...fake, ports, warnings };
+}
+
+function setup(inputTimeoutMs = 60_000) {
+  const { ports, ...rest } = bare(inputTimeoutMs);
   const hubs = [hub(ports, 0), hub(ports, 1)];
   open.push(...hubs);
-  return { ...fake, ports, hubs, warnings };
+  return { ...rest, ports, hubs };
 }
 
 H('a question goes to the hub with the call in flight, naming its call; the answer reaches the backend; the call\'s clock pauses meanwhile', async () => {
@@ -189,16 +197,10 @@ H.run();
 
 // ---------------------------------------------------------------------------------------------
 const R = suite('hub ports: a hub that restarts');
-R.after.each(() => {
-  for (const o of open) o.close();
-  open = [];
-});
+R.after.each(closeOpen);
 
 R('calls of a hub whose port is replaced are cancelled, and their answers never reach the new port\'s call of the same number', async () => {
-  const fake = fakeRunner();
-  const cancelled: number[] = [];
-  fake.runner.cancel = (id) => void cancelled.push(id);
-  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const { ports, cancelled, ...fake } = bare();
   const before = hub(ports, 0);
   open.push(before);
   before.send(callMessage(1));
@@ -220,10 +222,7 @@ R('calls of a hub whose port is replaced are cancelled, and their answers never 
 });
 
 R('calls of a hub whose port closes are cancelled', async () => {
-  const fake = fakeRunner();
-  const cancelled: number[] = [];
-  fake.runner.cancel = (id) => void cancelled.push(id);
-  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const { ports, cancelled, ...fake } = bare();
   const dying = hub(ports, 0);
   const other = hub(ports, 1);
   open.push(other);
