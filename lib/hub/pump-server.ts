@@ -4,7 +4,7 @@
 // client went away) cancels the request and its response stream.
 import type { MessagePort } from 'node:worker_threads';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../shared/messages/pump.ts';
-import { Code, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
+import { Code, errorBody, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
@@ -13,6 +13,22 @@ import { Outbox } from './pump-outbox.ts';
 import { rememberWholeBody } from './whole-body.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
+/** Methods fetch's Request refuses to carry. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/**
+ * The URL a forwarded request gets: its target (origin-form `/path?q`, or absolute-form as a
+ * proxy sends it) on its Host. The app reads only the path and query; a Host no URL can carry
+ * (`a b`, with the Host check off) gives way to localhost. Throws on a target that is no URL.
+ */
+export function urlOf(target: string, host: string | null): URL {
+  if (!target.startsWith('/')) return new URL(target);
+  try {
+    return new URL(target, `http://${host ?? 'localhost'}`);
+  } catch {
+    return new URL(target, 'http://localhost');
+  }
+}
 
 type Exchange = {
   abort: AbortController;
@@ -58,9 +74,24 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
   function start(message: Extract<PumpToHub, { type: 'request' }>): void {
     const exchange: Exchange = { abort: new AbortController(), pending: [], ended: message.ended, wake: null, unacked: 0, credited: null };
     exchanges.set(message.id, exchange);
+    // What fetch's Request refuses (TRACE, a target or Host it cannot make a URL of) is that
+    // request's 4xx: thrown here, in the port's message handler, it would end the hub.
+    let request: Request;
+    try {
+      request = requestOf(message, exchange);
+    } catch (error) {
+      const refusal = FORBIDDEN_METHODS.has(message.method.toUpperCase())
+        ? Response.json(errorBody(Code.method_not_allowed, `Method Not Allowed: ${message.method} is not served`), { status: httpStatus(Code.method_not_allowed) })
+        : Response.json(errorBody(Code.bad_request, `Bad Request: ${sanitize(error)}`), { status: httpStatus(Code.bad_request) });
+      return void respond(message.id, exchange, async () => refusal);
+    }
+    void respond(message.id, exchange, () => app(request));
+  }
+
+  function requestOf(message: Extract<PumpToHub, { type: 'request' }>, exchange: Exchange): Request {
     const body = NO_BODY.has(message.method) ? null : message.ended ? message.body : streamedBody(message.id, exchange);
     const headers = headersOf(message.headers);
-    const request = new Request(`http://${headers.get('host') ?? 'localhost'}${message.url}`, {
+    const request = new Request(urlOf(message.url, headers.get('host')), {
       method: message.method,
       headers,
       body,
@@ -68,14 +99,16 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
     if (body instanceof Uint8Array) rememberWholeBody(request, body);
-    void respond(message.id, exchange, request);
+    return request;
   }
 
-  // A body that streams in after its head: credited as the app takes it.
+  // A body that streams in after its head: credited as the app takes it. A client that went away
+  // mid-body leaves it errored, not ended: a cut request is never read as a whole one.
   function streamedBody(id: number, exchange: Exchange): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         while (exchange.pending.length === 0 && !exchange.ended) await new Promise<void>((r) => (exchange.wake = r));
+        if (exchange.abort.signal.aborted) return controller.error(new Error('the client went away before the body ended'));
         const chunk = exchange.pending.shift();
         if (chunk) {
           controller.enqueue(chunk);
@@ -85,10 +118,10 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     });
   }
 
-  async function respond(id: number, exchange: Exchange, request: Request): Promise<void> {
+  async function respond(id: number, exchange: Exchange, produce: () => Promise<Response>): Promise<void> {
     let response: Response;
     try {
-      response = await app(request);
+      response = await produce();
     } catch (error) {
       onError(error);
       response = Response.json(jsonRpcErrorBody(Code.internal, `Internal error: ${sanitize(error)}`), { status: httpStatus(Code.internal) });

@@ -2,15 +2,28 @@
 // and everything else forwarded as bytes to a hub after the Host/Origin check (decisions §1).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
+import { Code, errorBody, httpStatus } from '../shared/errors.ts';
 import { createHealthHandlers, type HealthRouteDeps } from './health/routes.ts';
 import { writeJson } from './json-answer.ts';
 import type { OriginGuard } from './origin-guard.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+// More than one Host header line: node keeps the first for `req.headers.host`, the hub would see
+// them joined; RFC 9112 §3.2 answers 400.
+function hostLines(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 // Every route but health passes the Host/Origin check first (DNS rebinding).
 function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
   return (req, res) => {
+    if (hostLines(req.rawHeaders) > 1) {
+      req.resume();
+      return writeJson(res, httpStatus(Code.bad_request), errorBody(Code.bad_request, 'Bad Request: more than one Host header'));
+    }
     const rejection = guard()?.({ host: req.headers.host, origin: req.headers.origin });
     if (!rejection) return handler(req, res);
     req.resume();

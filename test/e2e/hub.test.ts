@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -90,6 +91,34 @@ One('hub :: an SSE stream and a 2025 GET stream stay open and carry notification
   assert.ok((await sse.listTools()).tools.length > 0);
   await sse.close();
   await streamable.close();
+});
+
+// One raw HTTP/1.1 exchange: the status line of the answer and its body.
+function rawRequest(port: number, text: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    let data = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (data += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(data)?.[1] ?? 0), body: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+  });
+}
+
+One('hub :: requests fetch cannot carry (TRACE, two Host headers, an absolute-form target) get their 4xx; the hub lives on', async () => {
+  const host = `127.0.0.1:${svc.port}`;
+  const trace = await rawRequest(svc.port, `TRACE /mcp HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  assert.is(trace.status, 405, trace.body);
+  assert.match(trace.body, /method_not_allowed/);
+  const twoHosts = await rawRequest(svc.port, `GET /api/v1/servers HTTP/1.1\r\nHost: ${host}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  assert.is(twoHosts.status, 400, twoHosts.body);
+  assert.match(twoHosts.body, /more than one Host header/);
+  const absolute = await rawRequest(svc.port, `GET http://x/api/v1/servers HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  assert.is(absolute.status, 200, absolute.body);
+  assert.ok(absolute.body.includes('fixture'), absolute.body);
+  assert.not.ok(svc.logs.some((l) => /^hub worker thread/.test(String(l.msg))), 'the hub did not fail');
+  const client = await modern(svc);
+  assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'alive' } })).content, [{ type: 'text', text: 'alive' }]);
+  await client.close();
 });
 
 One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes back, backends keep their pids; its sessions end (404) and its calls fail, and the log says how many', async () => {

@@ -222,6 +222,66 @@ test('pump server :: an abort from the main thread aborts the request and cancel
   p.close();
 });
 
+test('pump server :: a client gone mid-body leaves the body errored, never read as a whole one', async () => {
+  const outcomes: string[] = [];
+  const p = setup(async (request) => {
+    try {
+      outcomes.push(`read ${(await request.text()).length}`);
+    } catch (error) {
+      outcomes.push(`failed: ${(error as Error).message}`);
+    }
+    return new Response('done');
+  });
+  p.send(head(4, 'POST', '/mcp', ['Host', 'example.test:3050', 'Content-Type', 'application/json']));
+  // A complete JSON text, then padding the client never finished sending.
+  p.send({ type: 'body', id: 4, chunk: new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/call"}   ') });
+  await tick();
+  p.send({ type: 'abort', id: 4 });
+  await p.until(() => outcomes.length === 1, 'the read to settle');
+  assert.match(outcomes[0]!, /^failed: /);
+  assert.is(p.server.active, 0);
+  p.close();
+});
+
+// What fetch's Request refuses would throw in the hub's message handler and end the hub.
+const refusals: [title: string, method: string, url: string, headers: string[], status: number, code: string][] = [
+  ['TRACE', 'TRACE', '/mcp', ['Host', 'example.test:3050'], 405, 'method_not_allowed'],
+  ['CONNECT', 'CONNECT', '/mcp', ['Host', 'example.test:3050'], 405, 'method_not_allowed'],
+  ['an asterisk-form target', 'OPTIONS', '*', ['Host', 'example.test:3050'], 400, 'bad_request'],
+];
+for (const [title, method, url, headers, status, code] of refusals) {
+  test(`pump server :: ${title} is answered ${status} ${code}; the hub serves the next request`, async () => {
+    const p = setup(async (request) => new Response(`served ${new URL(request.url).pathname}`));
+    p.send(head(1, method, url, headers));
+    await p.until(() => p.ended(1), 'the refusal');
+    assert.is(p.headOf(1)!.status, status);
+    assert.is(JSON.parse(p.body(1)).error, code);
+    assert.equal(p.errors, []);
+    p.send(whole(2, 'GET', '/api/v1/servers'));
+    await p.until(() => p.ended(2), 'the next answer');
+    assert.is(p.body(2), 'served /api/v1/servers');
+    assert.is(p.server.active, 0);
+    p.close();
+  });
+}
+
+// A Host no URL can carry (the Host check off) and a proxy's absolute-form target are served by path.
+const served: [title: string, url: string, headers: string[], path: string][] = [
+  ['a Host with a space', '/api/v1/servers', ['Host', 'a b'], '/api/v1/servers'],
+  ['two Hosts joined', '/api/v1/servers?x=1', ['Host', '127.0.0.1:3050', 'Host', 'x'], '/api/v1/servers?x=1'],
+  ['an absolute-form target', 'http://x/api/v1/servers', ['Host', '127.0.0.1:3050'], '/api/v1/servers'],
+];
+for (const [title, url, headers, path] of served) {
+  test(`pump server :: ${title} is served by its path`, async () => {
+    const p = setup(async (request) => new Response(new URL(request.url).pathname + new URL(request.url).search));
+    p.send({ type: 'request', ended: true, body: null, id: 1, method: 'GET', url, headers, remoteAddress: '127.0.0.1' });
+    await p.until(() => p.ended(1), 'the answer');
+    assert.is(p.headOf(1)!.status, 200);
+    assert.is(p.body(1), path);
+    p.close();
+  });
+}
+
 test('pump server :: an answer that breaks after its head is reset', async () => {
   const p = setup(async () =>
     new Response(
