@@ -31,7 +31,8 @@ function shown(value: string, raw: string | undefined, show: boolean): string {
 export function effectiveEntry(slot: ServerSlot, showSecrets: boolean, formatProblem: (p: NonNullable<ServerSlot['problems']>[number]) => string): EffectiveEntry {
   const base = { name: slot.name, disabled: slot.disabled, fromDefaults: slot.inherited ?? [], problems: (slot.problems ?? []).map(formatProblem) };
   if (!slot.spec) return { ...base, valid: false, effective: null };
-  const spec = slot.spec;
+  // referencedSecrets is the worker's masking list, not configuration: never shown.
+  const { referencedSecrets: _secrets, ...spec } = slot.spec;
   const raw = slot.raw ?? {};
   const effective: Record<string, unknown> =
     spec.type === 'stdio'

@@ -31,13 +31,14 @@ export function lookup(name: string, sources: EnvSources): string | undefined {
 // `$$` is a literal `$`; `$NAME` and `${NAME}` are references; anything else after `$` stays as written.
 const REFERENCE = /\$(?:\$|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 
-/** Substitutes references in `value`; `field` names the JSON path for the error. */
-export function substitute(value: string, field: string, sources: EnvSources): string {
+/** Substitutes references in `value`; `field` names the JSON path for the error; `seen` hears each variable's name and value. */
+export function substitute(value: string, field: string, sources: EnvSources, seen?: (name: string, value: string) => void): string {
   return value.replace(REFERENCE, (match, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare;
     if (name === undefined) return '$';
     const found = lookup(name, sources);
     if (found === undefined) throw new UndefinedVariableError(name, field);
+    seen?.(name, found);
     return found;
   });
 }
@@ -88,7 +89,7 @@ export type ChildEnvInput = {
 };
 
 /** The complete environment for a stdio child; `fieldPrefix` is the entry's JSON path. */
-export function buildChildEnv(input: ChildEnvInput, sources: EnvSources, fieldPrefix: string): Record<string, string> {
+export function buildChildEnv(input: ChildEnvInput, sources: EnvSources, fieldPrefix: string, seen?: (name: string, value: string) => void): Record<string, string> {
   const out = inherited(sources, input.inheritParentEnv, input.envFilter);
   if (Array.isArray(input.env)) {
     input.env.forEach((item, i) => {
@@ -98,12 +99,12 @@ export function buildChildEnv(input: ChildEnvInput, sources: EnvSources, fieldPr
         const value = lookup(item, sources);
         if (value !== undefined) out[item] = value;
       } else {
-        out[item.slice(0, eq)] = substitute(item.slice(eq + 1), `${fieldPrefix}.env[${i}]`, sources);
+        out[item.slice(0, eq)] = substitute(item.slice(eq + 1), `${fieldPrefix}.env[${i}]`, sources, seen);
       }
     });
   } else if (input.env) {
     for (const [key, value] of Object.entries(input.env)) {
-      out[key] = substitute(value, `${fieldPrefix}.env.${key}`, sources);
+      out[key] = substitute(value, `${fieldPrefix}.env.${key}`, sources, seen);
     }
   }
   return out;

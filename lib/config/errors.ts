@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { sanitize } from '../shared/sanitize.ts';
+import { isSecretName } from '../shared/secret-values.ts';
 
 // One problem found in a configuration file, worded for a person: where, expected, found.
 export type ConfigProblem = {
@@ -31,8 +32,17 @@ export function jsonPath(segments: readonly PropertyKey[]): string {
   return out;
 }
 
-// Describes a found value without echoing long or secret-looking strings.
-export function describeValue(value: unknown): string {
+/** Whether a JSON path passes through a key that names a secret (`env.API_KEY`, `headers.Authorization`, `oauth.clientSecret`). */
+export function isSecretPath(segments: readonly PropertyKey[]): boolean {
+  return segments.some((segment) => typeof segment === 'string' && isSecretName(segment));
+}
+
+// Describes a found value without echoing long or secret-looking strings; under a secret's key
+// (`secret`), by its kind alone: a number is a secret as much as a string is.
+export function describeValue(value: unknown, secret = false): string {
+  if (secret && (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint')) {
+    return typeof value === 'string' ? (value === '' ? 'an empty string' : `a string of ${value.length} characters`) : 'a number';
+  }
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an array of ${value.length}`;
@@ -120,12 +130,13 @@ export function problemsFromZod(file: string, prefix: readonly PropertyKey[], er
       return issue.keys.map((key) => ({ file, path: jsonPath([...prefix, ...issue.path, key]), expected, found: `the key ${JSON.stringify(key)}` }));
     }
     const input = 'input' in issue ? issue.input : undefined;
+    const segments = [...prefix, ...issue.path];
     return [
       {
         file,
-        path: jsonPath([...prefix, ...issue.path]),
+        path: jsonPath(segments),
         expected: expectedOf(issue),
-        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input),
+        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input, isSecretPath(segments)),
       },
     ];
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ConfigProblem, describeValue, jsonPath, problemsFromZod } from './errors.ts';
 import { buildChildEnv, type EnvSources, substitute, UndefinedVariableError } from './env.ts';
+import { isSecretName } from '../shared/secret-values.ts';
 import { mergeServerDefaults } from './merge.ts';
 import {
   KNOWN_SERVER_KEYS,
@@ -137,6 +138,11 @@ function rawStrings(spec: BackendSpec, e: ServerEntry): RawStrings {
 type SpecOutcome = { spec: BackendSpec; problem?: undefined } | { spec?: undefined; problem: Omit<ConfigProblem, 'file'> };
 
 function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: ServerEntry, tags: string[], where: string, sources: EnvSources): SpecOutcome {
+  // Values `$VAR` took from variables with secret names: masked wherever the backend's worker reports.
+  const referenced = new Set<string>();
+  const seen = (variable: string, value: string) => void (isSecretName(variable) && referenced.add(value));
+  const sub = (value: string, field: string) => substitute(value, field, sources, seen);
+  const withSecrets = <S extends BackendSpec>(spec: S): S => (referenced.size ? { ...spec, referencedSecrets: [...referenced] } : spec);
   const common = {
     name,
     tags,
@@ -149,13 +155,13 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
   if (type === 'stdio') {
     if (e.command === undefined) return { problem: { path: `${where}.command`, expected: 'a command for a stdio server', found: 'nothing' } };
     return {
-      spec: {
+      spec: withSecrets({
         ...common,
         type,
-        command: substitute(e.command, `${where}.command`, sources),
-        args: (e.args ?? []).map((a, i) => substitute(a, `${where}.args[${i}]`, sources)),
-        cwd: e.cwd === undefined ? undefined : substitute(e.cwd, `${where}.cwd`, sources),
-        env: buildChildEnv({ env: e.env, inheritParentEnv: e.inheritParentEnv ?? false, envFilter: e.envFilter ?? [] }, sources, where),
+        command: sub(e.command, `${where}.command`),
+        args: (e.args ?? []).map((a, i) => sub(a, `${where}.args[${i}]`)),
+        cwd: e.cwd === undefined ? undefined : sub(e.cwd, `${where}.cwd`),
+        env: buildChildEnv({ env: e.env, inheritParentEnv: e.inheritParentEnv ?? false, envFilter: e.envFilter ?? [] }, sources, where, seen),
         stderr: e.stderr === 'overlapped' || e.stderr === undefined ? 'pipe' : e.stderr,
         supervision: {
           restartOnExit: e.restartOnExit ?? false,
@@ -164,15 +170,15 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
         },
         ...(e.nice !== undefined ? { nice: e.nice } : {}),
         ...(e.stderrLimits !== undefined && Object.keys(e.stderrLimits).length > 0 ? { stderrLimits: e.stderrLimits } : {}),
-      },
+      }),
     };
   }
   if (e.url === undefined) return { problem: { path: `${where}.url`, expected: `a url (required for type ${type})`, found: 'nothing' } };
-  const url = substitute(e.url, `${where}.url`, sources);
+  const url = sub(e.url, `${where}.url`);
   if (!z.url({ protocol: /^https?$/ }).safeParse(url).success) {
     return { problem: { path: `${where}.url`, expected: 'an absolute http:// or https:// URL', found: describeValue(url) } };
   }
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(e.headers ?? {})) headers[key] = substitute(value, `${where}.headers.${key}`, sources);
-  return { spec: { ...common, type, url, headers } };
+  for (const [key, value] of Object.entries(e.headers ?? {})) headers[key] = sub(value, `${where}.headers.${key}`);
+  return { spec: withSecrets({ ...common, type, url, headers }) };
 }

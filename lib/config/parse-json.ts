@@ -1,5 +1,5 @@
-import { type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import type { ConfigProblem } from './errors.ts';
+import { getLocation, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import { type ConfigProblem, isSecretPath } from './errors.ts';
 
 // Strict JSON parse that reports the first syntax error with line and column.
 export function parseJsonStrict(text: string, file: string): { ok: true; value: unknown } | { ok: false; problem: ConfigProblem } {
@@ -9,7 +9,13 @@ export function parseJsonStrict(text: string, file: string): { ok: true; value: 
   if (!first) return { ok: true, value };
   const { line, column } = lineAndColumn(text, first.offset);
   const reason = printParseErrorCode(first.error);
-  const found = first.offset >= text.length ? 'the end of the file' : `${JSON.stringify(text.slice(first.offset, first.offset + Math.max(1, Math.min(first.length, 20))))}`;
+  // An unquoted value under a secret's key (`"API_KEY": abc123`) is the secret: not echoed.
+  const found =
+    first.offset >= text.length
+      ? 'the end of the file'
+      : isSecretPath(getLocation(text, first.offset).path)
+        ? 'a value under a secret\'s key (not shown)'
+        : `${JSON.stringify(text.slice(first.offset, first.offset + Math.max(1, Math.min(first.length, 20))))}`;
   return { ok: false, problem: { file, path: '', line, column, expected: `valid JSON (${reason})`, found } };
 }
 

@@ -13,6 +13,8 @@ type CommonSpec = {
   protocolVersion: ProtocolMode;
   disabledTools: string[];
   toolDescriptionOverrides: Record<string, string>;
+  /** Values `$VAR` substitution took from variables with secret names (`${GITHUB_TOKEN}` in args): masked like env secrets. */
+  referencedSecrets?: string[];
 };
 
 export type SupervisionPolicy = {

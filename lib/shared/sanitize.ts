@@ -28,8 +28,9 @@ const URL_CREDENTIALS = new RegExp(String.raw`\b(${SCHEME})[^\s\/?#@]{1,256}@`, 
 const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\[])/g;
 // The key may be part of a longer one (GITHUB_TOKEN, x-api-key, client_secret, access_token).
 // An unquoted value may start with an auth scheme word (`Authorization: Bearer abc`).
+// `expected` after the separator is this service's own wording (`... at env.API_KEY: expected a string`).
 const KEY_VALUE =
-  /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
+  /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})(?!expected )("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
 // A URL parameter whose name ends in a secret's word (`?key=`, `&sig=`, `#access_token=`,
 // `?apiKey=`, `X-Amz-Signature=`): its value goes; `?author=`, `&keyword=`, `&monkey=` stay.

@@ -45,6 +45,7 @@ export function secretValuesOf(spec: BackendSpec): string[] {
     // A multi-line secret (a PEM key) reaches the log line by line: each line counts on its own.
     if (/[\r\n]/.test(secret)) values.push(...secret.split(/\r?\n/));
   }
+  for (const value of spec.referencedSecrets ?? []) if (!PATH_VALUE.test(value.trim())) values.push(value, ...(/[\r\n]/.test(value) ? value.split(/\r?\n/) : []));
   return [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 

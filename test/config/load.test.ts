@@ -70,6 +70,7 @@ const syntaxCases: Array<[title: string, text: string, line: number, column: num
   ['empty file', '', 1, 1, 'expected valid JSON (ValueExpected), found the end of the file'],
   ['comments are not JSON', '// servers\n{"mcpServers": {}}', 1, 1, 'expected valid JSON (InvalidCommentToken), found "// servers"'],
   ['trailing garbage', '{"mcpServers": {}}\nx', 2, 1, 'expected valid JSON (InvalidSymbol), found "x"'],
+  ['an unquoted value under a secret\'s key is not echoed', '{"mcpServers": {"a": {"command": "node", "env": {"API_KEY": supersecret123}}}}', 1, 61, "expected valid JSON (InvalidSymbol), found a value under a secret's key (not shown)"],
 ];
 
 for (const [title, text, line, column, message] of syntaxCases) {

@@ -76,7 +76,7 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['restartDelay above one hour', 'a', { command: 'node', restartDelay: 3_600_001 }, P('mcpServers.a.restartDelay', 'expected a value of at most 3600000, found the number 3600001')],
   ['tags is a string', 'a', { command: 'node', tags: 'web' }, P('mcpServers.a.tags', 'expected an array, found the string "web"')],
   ['tag with a space', 'a', { command: 'node', tags: ['ok', 'bad tag'] }, P('mcpServers.a.tags[1]', 'expected a tag of letters, digits and _ . : -, found the string "bad tag"')],
-  ['headers value is a number', 'a', { url: 'http://h.test', headers: { 'X-Key': 5 } }, P('mcpServers.a.headers.X-Key', 'expected a string, found the number 5')],
+  ['headers value is a number', 'a', { url: 'http://h.test', headers: { 'X-Key': 5 } }, P('mcpServers.a.headers.X-Key', 'expected a string, found a number')],
   ['oauth is a string', 'a', { url: 'http://h.test', oauth: 'yes' }, P('mcpServers.a.oauth', 'expected an object, found the string "yes"')],
   ['cwd is empty', 'a', { command: 'node', cwd: '' }, P('mcpServers.a.cwd', 'expected a non-empty string, found an empty string')],
   ['envFilter entry is empty', 'a', { command: 'node', envFilter: ['A_*', ''] }, P('mcpServers.a.envFilter[1]', 'expected a non-empty string, found an empty string')],
@@ -118,6 +118,9 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ]],
   ['env array with a bad entry', 'a', { command: 'node', env: ['A=1', '1BAD=x'] }, P('mcpServers.a.env[1]', 'expected a `KEY=value` or bare `KEY` entry, found the string "1BAD=x"')],
   ['env array with a non-string', 'a', { command: 'node', env: ['A=1', 2] }, P('mcpServers.a.env[1]', 'expected a string, found the number 2')],
+  // A value under a secret's key is described by its kind, never shown: a number is a secret too.
+  ['env secret that is a number', 'a', { command: 'node', env: { API_KEY: 98765432123 } }, P('mcpServers.a.env.API_KEY', 'expected a string, found a number')],
+  ['header secret that is a number', 'a', { url: 'https://x.test/mcp', headers: { Authorization: 55555555555 } }, P('mcpServers.a.headers.Authorization', 'expected a string, found a number')],
 
   // bad enums
   ['unknown type', 'a', { type: 'websocket', url: 'ws://h' }, P('mcpServers.a.type', 'expected one of "stdio", "http", "sse", "streamableHttp", found the string "websocket"')],
@@ -428,6 +431,14 @@ test('validation :: substitution in command, args, cwd, env, url and headers', (
   const remote = remoteSpec(valid('b', { url: 'https://$HOST/mcp', headers: { Authorization: 'Bearer ${TOKEN}', 'X-Static': 'v' } }));
   assert.is(remote.url, 'https://api.example.test/mcp');
   assert.equal(remote.headers, { Authorization: 'Bearer tok-123', 'X-Static': 'v' });
+});
+
+test('validation :: values substituted from variables with secret names are kept as the spec\'s referencedSecrets', () => {
+  const stdio = stdioSpec(valid('a', { command: 'node', args: ['--token=${TOKEN}', '$HOME'], env: { DSN: 'pg://u:${SCOPE_KEY}@db' } }));
+  assert.equal(stdio.referencedSecrets, ['tok-123', 'from-scope'], 'TOKEN and SCOPE_KEY name secrets; HOME does not');
+  const remote = remoteSpec(valid('b', { url: 'https://$HOST/mcp?k=${TOKEN}', headers: { 'X-Static': 'v' } }));
+  assert.equal(remote.referencedSecrets, ['tok-123']);
+  assert.is(stdioSpec(valid('c', { command: '$DATA/bin/tool', args: ['$HOME'] })).referencedSecrets, undefined, 'none referenced: no field');
 });
 
 test('validation :: stderr targets', () => {

@@ -28,6 +28,8 @@ const cases: Array<[name: string, input: unknown, expected: string]> = [
   ['JSON-ish access_token and refresh_token', '{"access_token": "a", "refresh_token": "b"}', '{"access_token": "[REDACTED]", "refresh_token": "[REDACTED]"}'],
   ['unterminated quoted value', 'password:"abc def', 'password:"[REDACTED]"'],
   ['keyword without separator stays', 'Error: password is required', 'Error: password is required'],
+  ["the service's own wording after a secret's path stays", 'mcp.json at mcpServers.a.env.API_KEY: expected a string, found a number', 'mcp.json at mcpServers.a.env.API_KEY: expected a string, found a number'],
+  ['a secret that starts with "expected" goes', 'API_KEY: expectedvalue9 and password=expected', 'API_KEY: [REDACTED] and password=[REDACTED]'],
 
   // token shapes
   ['OpenAI sk- key', 'key sk-abcdefghijklmnopqrstuvwx used', 'key [REDACTED] used'],

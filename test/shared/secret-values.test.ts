@@ -57,6 +57,12 @@ test('secret values :: a path is where a secret is, not the secret; a multi-line
   assert.is(maskSecretValues('bad key: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', secrets), 'bad key: [REDACTED]');
 });
 
+test('secret values :: values substituted from secret-named variables count, paths among them not', () => {
+  const spec = { type: 'stdio', env: {}, referencedSecrets: ['dotenvsecretvalue42', '/run/secrets/token', 'abc'] } as unknown as BackendSpec;
+  assert.equal(secretValuesOf(spec), ['dotenvsecretvalue42']);
+  assert.is(maskSecretValues('command not found: /nonexistent/bin/server-dotenvsecretvalue42', secretValuesOf(spec)), 'command not found: /nonexistent/bin/server-[REDACTED]');
+});
+
 test('secret values :: a remote server\'s secret headers, without the auth scheme word; other headers not', () => {
   const spec = { type: 'http', url: 'https://x', headers: { Authorization: 'Bearer tok-123456', 'X-Api-Key': 'k-987654', Accept: 'application/json' } } as unknown as BackendSpec;
   assert.equal(secretValuesOf(spec), ['tok-123456', 'k-987654']);
