@@ -19,7 +19,14 @@ export type ReloaderOptions = {
   /** Whether a configuration is in service (for what a rejection keeps). */
   loaded: () => boolean;
   log: Logger;
+  /** How long after a load that failed for want of resources it is tried again (RESOURCE_RETRY_MS). */
+  retryMs?: number;
 };
+
+export const RESOURCE_RETRY_MS = 5_000;
+/** A file that could not be read for want of resources; a load that threw (its worker did not start or answer) is retried too: bad input never throws. */
+const PASSING = /\b(?:EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
+const LOAD_FAILED = 'configuration load failed';
 
 export class ConfigReloader {
   private loading: Promise<unknown> = Promise.resolve();
@@ -32,12 +39,38 @@ export class ConfigReloader {
   constructor(private readonly options: ReloaderOptions) {}
 
   reload(why: string): Promise<ReloadOutcome> {
-    const next = this.loading.then(() => this.run(why)).catch((error: unknown) => {
-      this.options.log.error({ error: redactCredentials(error) }, 'configuration load failed');
-      return { ok: false, message: `configuration load failed: ${redactCredentials(error)}` };
-    });
+    const next = this.loading
+      .then(() => this.run(why))
+      .catch((error: unknown) => {
+        this.options.log.error({ error: redactCredentials(error) }, LOAD_FAILED);
+        return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}` };
+      })
+      .then((outcome) => {
+        // A change made while the process was out of descriptors is not lost: tried again until it loads.
+        if (!outcome.ok && (outcome.message.startsWith(LOAD_FAILED) || PASSING.test(outcome.message))) this.retryLater();
+        else if (outcome.ok) this.cancelRetry();
+        return outcome;
+      });
     this.loading = next;
     return next;
+  }
+
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  private retryLater(): void {
+    if (this.closed || this.retryTimer) return;
+    const ms = this.options.retryMs ?? RESOURCE_RETRY_MS;
+    this.options.log.warn({ retryInMs: ms }, `configuration load failed for want of resources; trying again in ${ms / 1000} s`);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.reload('retry');
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  private cancelRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
   }
 
   private async run(why: string): Promise<ReloadOutcome> {
@@ -56,7 +89,7 @@ export class ConfigReloader {
     this.facts.rejected = null;
     if (recovered) log.info({ file: location.file, rejectedSince: recovered.at }, 'configuration is valid again');
     // Editors, symlink swaps and our own files make events without a change: nothing to do then.
-    if (why === 'file changed' && outcome.fingerprint === this.appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
+    if ((why === 'file changed' || why === 'retry') && outcome.fingerprint === this.appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
     this.appliedFingerprint = outcome.fingerprint;
     this.facts.loadedAt = new Date().toISOString();
     await this.options.apply(outcome.config);
@@ -67,6 +100,7 @@ export class ConfigReloader {
   /** No more loads; resolves when the one under way (if any) is done. */
   async close(): Promise<void> {
     this.closed = true;
+    this.cancelRetry();
     await this.loading;
   }
 }

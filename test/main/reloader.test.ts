@@ -1,0 +1,85 @@
+// Configuration loads: a load that failed for want of resources (out of file descriptors, a config
+// worker that did not start) is tried again until it loads; a bad file is not retried; a later
+// good load cancels a pending retry. The load itself is stood in for: the real faults are caused
+// in test/e2e/out-of-fds.test.ts.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ConfigProblem } from '../../lib/config/errors.ts';
+import type { LoadOutcome } from '../../lib/config/load.ts';
+import type { LoadedConfig } from '../../lib/config/types.ts';
+import { ConfigReloader } from '../../lib/main/reloader.ts';
+import { createLogger } from '../../lib/shared/logger.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const CONFIG = { servers: [] } as unknown as LoadedConfig;
+const good = (fingerprint: string): LoadOutcome => ({ ok: true, config: CONFIG, fingerprint });
+const unreadable = (found: string): LoadOutcome => ({ ok: false, problems: [{ file: '/c/mcp.json', path: '', expected: 'a readable file', found } satisfies ConfigProblem] });
+
+function reloader(outcomes: Array<LoadOutcome | Error>) {
+  const lines: Record<string, unknown>[] = [];
+  let applied = 0;
+  let loads = 0;
+  const r = new ConfigReloader({
+    location: { file: '/c/mcp.json', dir: '/c' } as never,
+    load: async () => {
+      const next = outcomes[Math.min(loads++, outcomes.length - 1)]!;
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    apply: async () => void applied++,
+    loaded: () => true,
+    log: createLogger('debug', 'json', { destination: { write: (line: string) => void lines.push(JSON.parse(line)) } }),
+    retryMs: 40,
+  });
+  return { r, lines, applied: () => applied, loads: () => loads };
+}
+
+test('reloader :: a file unreadable for want of descriptors is read again until it loads', async () => {
+  const t = reloader([good('a'), unreadable('EMFILE'), unreadable('EMFILE'), good('b')]);
+  await t.r.reload('startup');
+  assert.is((await t.r.reload('file changed')).ok, false);
+  for (let i = 0; i < 50 && t.applied() < 2; i++) await sleep(20);
+  assert.is(t.applied(), 2, 'the change loaded once descriptors were free');
+  assert.is(t.loads(), 4);
+  assert.ok(t.lines.some((l) => /for want of resources; trying again in 0.04 s/.test(String(l.msg))));
+  await sleep(150);
+  assert.is(t.loads(), 4, 'no retry after it loaded');
+  await t.r.close();
+});
+
+test('reloader :: a load that threw (its worker did not start) is tried again', async () => {
+  const t = reloader([good('a'), new Error('ERR_WORKER_INIT_FAILED: could not start the config worker'), good('b')]);
+  await t.r.reload('startup');
+  await t.r.reload('file changed');
+  for (let i = 0; i < 50 && t.applied() < 2; i++) await sleep(20);
+  assert.is(t.applied(), 2);
+  await t.r.close();
+});
+
+test('reloader :: a bad file is not retried; the retry of an unchanged file applies nothing', async () => {
+  const bad: LoadOutcome = { ok: false, problems: [{ file: '/c/mcp.json', path: '', line: 1, column: 1, expected: 'valid JSON (InvalidSymbol)', found: '"x"' }] };
+  const t = reloader([good('a'), bad]);
+  await t.r.reload('startup');
+  await t.r.reload('file changed');
+  await sleep(150);
+  assert.is(t.loads(), 2, 'no retry of a file that is wrong');
+  const same = reloader([good('a'), unreadable('ENFILE'), good('a')]);
+  await same.r.reload('startup');
+  await same.r.reload('file changed');
+  for (let i = 0; i < 50 && same.loads() < 3; i++) await sleep(20);
+  await sleep(20);
+  assert.is(same.applied(), 1, 'the same content as before: nothing to apply');
+  await t.r.close();
+  await same.r.close();
+});
+
+test('reloader :: closing cancels a pending retry', async () => {
+  const t = reloader([good('a'), unreadable('EMFILE'), good('b')]);
+  await t.r.reload('startup');
+  await t.r.reload('file changed');
+  await t.r.close();
+  await sleep(150);
+  assert.is(t.loads(), 2);
+});
+
+test.run();
