@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { ExitInfo, WireError } from '../shared/messages/state-events.ts';
 import type { ChildEnd } from './stdio-connection.ts';
 import type { StdioSpec } from '../config/types.ts';
@@ -20,11 +21,20 @@ export function describePipeClosed(pipe: string, exit: Pick<ExitInfo, 'code' | '
   return `backend process ${pipe} ${when} and was stopped (${how(exit)})${hint(lastStderrLine)}`;
 }
 
-export function describeStartFailure(spec: StdioSpec, error: Error): string {
+const isDirectory = (dir: string): boolean => {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+// spawn says ENOENT for a missing working directory as for a missing command: the directory is looked at to tell them apart.
+export function describeStartFailure(spec: StdioSpec, error: Error, directoryExists: (dir: string) => boolean = isDirectory): string {
   const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOTDIR' || (code === 'ENOENT' && spec.cwd !== undefined && !directoryExists(spec.cwd))) return `failed to start: working directory not usable: ${spec.cwd ?? ''}`;
   if (code === 'ENOENT') return `failed to start: command not found: ${spec.command} (ENOENT)`;
   if (code === 'EACCES') return `failed to start: permission denied: ${spec.command} (EACCES)`;
-  if (code === 'ENOTDIR' || (code === 'ENOENT' && spec.cwd)) return `failed to start: working directory not usable: ${spec.cwd ?? ''}`;
   return `failed to start: ${error.message.split('\n')[0] ?? error.message}`;
 }
 

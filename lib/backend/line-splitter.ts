@@ -64,10 +64,11 @@ export class LineSplitter {
     return nl - start > this.maxBytes === this.previousTruncated && end - start === previous.length && chunk.compare(previous, 0, previous.length, start, end) === 0;
   }
 
-  // Where the text `emit` would pass on for chunk[start, nl) ends: cut at maxBytes, then one
-  // trailing `\r` dropped. The text is empty when this is `start`.
+  // Where the text `emit` would pass on for chunk[start, nl) ends: cut at maxBytes (before a
+  // character the cut would split), then one trailing `\r` dropped. The text is empty when this is `start`.
   private textEnd(chunk: Buffer, start: number, nl: number): number {
-    const cut = Math.min(nl, start + this.maxBytes);
+    let cut = Math.min(nl, start + this.maxBytes);
+    if (cut < nl) cut = start + completeUtf8Length(chunk.subarray(start, cut));
     return cut > start && chunk[cut - 1] === 13 ? cut - 1 : cut;
   }
 
@@ -134,7 +135,9 @@ export class LineSplitter {
 
   private emit(): void {
     this.reportRepeats(); // they came before this line
-    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    const whole = Buffer.concat(this.pending, this.pendingBytes);
+    // A line cut at maxBytes ends before the character the cut split, not in a U+FFFD.
+    const bytes = this.truncated ? whole.subarray(0, completeUtf8Length(whole)) : whole;
     let line = bytes.toString('utf8');
     if (line.endsWith('\r')) line = line.slice(0, -1);
     const truncated = this.truncated;
@@ -147,4 +150,14 @@ export class LineSplitter {
     this.truncated = false;
     this.onLine(line, truncated);
   }
+}
+
+/** The length of `bytes` without a last UTF-8 character left incomplete (a cut through a multi-byte character). */
+export function completeUtf8Length(bytes: Buffer): number {
+  let lead = bytes.length - 1;
+  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  if (lead < 0) return bytes.length;
+  const byte = bytes[lead]!;
+  const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return bytes.length - lead < needs ? lead : bytes.length;
 }

@@ -20,6 +20,11 @@ const cases: Array<[title: string, maxBytes: number | undefined, chunks: string[
   ['maxBytes 4 cuts longer lines and marks them', 4, ['abcdefgh\nabcd\nab\n'], [['abcd', true], ['abcd', false], ['ab', false]]],
   ['maxBytes 4 over chunks', 4, ['ab', 'cd', 'ef\n', 'g\n'], [['abcd', true], ['g', false]]],
   ['maxBytes 64 KiB keeps a 20 KiB line whole', 64 * 1024, [`${'y'.repeat(20 * 1024)}\n`], [['y'.repeat(20 * 1024), false]]],
+  // The cut falls before a character it would split: no U+FFFD.
+  ['a cut through 2-byte characters', 5, ['ééééé\n'], [['éé', true]]],
+  ['a cut through a 4-byte character', 5, ['ab😀cd\nabcd😀\n'], [['ab', true], ['abcd', true]]],
+  ['a cut at a character boundary keeps it', 4, ['éé€\n'], [['éé', true]]],
+  ['a character split over reads, then cut', 5, ['abcd', Buffer.from('é').subarray(0, 1).toString('latin1')], [['abcd', true]]],
 ];
 
 for (const [title, maxBytes, chunks, expected] of cases) {

@@ -37,7 +37,9 @@ function stream(next: () => number, lines: number, lineBytes: number): string {
                 ? ''
                 : r < 0.9
                   ? '\r'
-                  : 'x'.repeat(lineBytes + Math.floor(next() * 10));
+                  : r < 0.95
+                    ? 'x'.repeat(lineBytes + Math.floor(next() * 10))
+                    : 'é😀'.repeat(lineBytes + Math.floor(next() * 4)); // a cut through multi-byte characters
     // Copies come in runs, long ones now and then (a backend repeating one error).
     const copies = r < 0.3 && next() < 0.3 ? 1 + Math.floor(next() * 40) : 1;
     for (let c = 0; c < copies; c++) out += text + (next() < 0.2 ? '\r\n' : '\n');
