@@ -57,9 +57,13 @@ export class CodeCache {
     this.data = shared;
   }
 
-  /** What a new backend worker's loader gets. */
+  /**
+   * What a new backend worker's loader gets. A worker given a cache makes one too if V8 refuses it
+   * (the loader makes none for a cache it accepted): the workers that start together all get the
+   * refused cache before the first of them says so, and with two backends there is no later one.
+   */
   forWorker(): LoaderData {
-    return { bundle: this.bundle, cache: this.data, cacheFile: this.data ? null : this.file, make: this.data === null };
+    return { bundle: this.bundle, cache: this.data, cacheFile: this.file, make: true };
   }
 
   /** A worker made a cache: the first one is kept (true when this one was). */

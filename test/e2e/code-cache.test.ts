@@ -57,4 +57,32 @@ E('e2e code cache :: the first worker makes the cache, a later one compiles from
   await svc.waitFor(async () => (await svc!.get('/health')).body?.servers?.healthy === 1 || false, 'the backend connected from cached code');
 });
 
+E('e2e code cache :: a corrupt cache on disk is made again by the one worker that was given it, and the next service takes the new one', async () => {
+  await svc?.stop();
+  const state = tempDir('agent-code-cache-corrupt-');
+  try {
+    svc = await startService({ dir: state, config: { mcpServers: { only: server('only') } }, args });
+    await svc.waitForLog(loaded('only'));
+    const cacheDir = path.join(state, 'code-cache');
+    await svc.waitFor(async () => fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((n) => n.endsWith('.bin')), 'the cache written');
+    await svc.stop();
+    const file = path.join(cacheDir, fs.readdirSync(cacheDir).find((n) => n.endsWith('.bin'))!);
+    const garbage = Buffer.alloc(4096, 7);
+    fs.writeFileSync(file, garbage);
+
+    svc = await startService({ dir: state, config: { mcpServers: { only: server('only') } }, args });
+    assert.is((await svc.waitForLog(loaded('only'))).codeCache, 'rejected');
+    await svc.waitForLog((l) => l.msg === 'backend code cache kept for the next workers' && l.backend === 'only');
+    await svc.waitFor(async () => fs.existsSync(file) && !fs.readFileSync(file).equals(garbage), 'the file on disk made again');
+    await svc.stop();
+
+    svc = await startService({ dir: state, config: { mcpServers: { only: server('only') } }, args });
+    assert.is((await svc.waitForLog(loaded('only'))).codeCache, 'accepted');
+  } finally {
+    await svc?.stop();
+    svc = null;
+    fs.rmSync(state, { recursive: true, force: true });
+  }
+});
+
 E.run();
