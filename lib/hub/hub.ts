@@ -12,7 +12,7 @@ import { Catalog } from './catalog.ts';
 import { createMcpEndpoints } from './http.ts';
 import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
-import { servePump } from './pump-server.ts';
+import { DEFAULT_MAX_BACKLOG_BYTES, servePump } from './pump-server.ts';
 import { createStateCodec } from './request-state.ts';
 import { createTaskIdCodec } from './task-ids.ts';
 import { TaskOwners } from './tasks.ts';
@@ -98,7 +98,11 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
         })
       : null;
   const app = createHubApp({ mcp, rest: createRestHandlers({ source: backends, tokens }) });
-  const pump = servePump(pumpPort, app, (error) => log.error({ error: redactCredentials(error) }, 'hub request failed'));
+  const maxBacklogBytes = Math.max(2 * settings.maxMessageBytes, DEFAULT_MAX_BACKLOG_BYTES);
+  const pump = servePump(pumpPort, app, (error) => log.error({ error: redactCredentials(error) }, 'hub request failed'), {
+    maxBacklogBytes,
+    onBacklog: (bytes) => log.warn({ bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut'),
+  });
   const stdio =
     settings.transport === 'stdio' && settings.index === 0
       ? serveOverStdio({ catalog, router, notifier, log, channel: pump, maxMessageBytes: settings.maxMessageBytes, lazyTools: settings.lazyTools, initialLoad })

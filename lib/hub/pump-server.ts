@@ -10,6 +10,7 @@ import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 import { failureFrame, watchFailureFrame } from './failure-frame.ts';
 import { Outbox } from './pump-outbox.ts';
+import { isPaced } from './paced-body.ts';
 import { rememberWholeBody } from './whole-body.ts';
 
 const NO_BODY = new Set(['GET', 'HEAD']);
@@ -65,7 +66,20 @@ export type PumpServer = {
   creditStdin(bytes: number): void;
 };
 
-export function servePump(port: MessagePort, app: HubApp, onError: (error: unknown) => void): PumpServer {
+type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { credit: true };
+
+export type PumpOptions = {
+  /** An answer's bytes held for a client beyond its window before it is cut off (DEFAULT_MAX_BACKLOG_BYTES). */
+  maxBacklogBytes?: number;
+  /** A client was cut off for not reading: `bytes` were waiting. */
+  onBacklog?: (bytes: number) => void;
+};
+
+/** Twice the default --max-message-bytes: one whole message always fits behind the window. */
+export const DEFAULT_MAX_BACKLOG_BYTES = 32 * 1024 * 1024;
+
+export function servePump(port: MessagePort, app: HubApp, onError: (error: unknown) => void, options: PumpOptions = {}): PumpServer {
+  const { maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES, onBacklog } = options;
   const exchanges = new Map<number, Exchange>();
   const post = (message: PumpToMain, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let stdoutUnacked = 0;
@@ -140,17 +154,51 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     const reader = response.body?.getReader();
     const stop = () => void reader?.cancel().catch(() => undefined);
     exchange.abort.signal.addEventListener('abort', stop, { once: true });
+    // The app's bytes are read as they come: left in the app's stream, they would queue there
+    // without limit (the SDK enqueues each event whatever the stream's backlog). Held here until
+    // the main thread has written out a window, and no more than maxBacklogBytes: a client that
+    // stops reading past that is cut off, not kept in memory. A paced body is read only as the
+    // window allows: its source waits and applies its own limits.
+    const paced = isPaced(response.body);
+    const backlog: Uint8Array[] = [];
+    let backlogBytes = 0;
+    let reading: Promise<Next> | null = null;
+    let done = !reader;
     try {
-      while (reader) {
-        // No more than a window ahead of what the main thread has written out.
-        while (exchange.unacked >= PUMP_WINDOW_BYTES && !exchange.abort.signal.aborted) await new Promise<void>((r) => (exchange.credited = r));
+      for (;;) {
         if (exchange.abort.signal.aborted) return;
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (!value?.byteLength) continue;
-        const chunk = transferable(value);
-        exchange.unacked += chunk.byteLength;
-        outbox.chunk(chunk);
+        while (backlog.length > 0 && exchange.unacked < PUMP_WINDOW_BYTES) {
+          const chunk = backlog.shift()!;
+          backlogBytes -= chunk.byteLength;
+          exchange.unacked += chunk.byteLength;
+          outbox.chunk(chunk);
+        }
+        // What waits beyond the window, never a single chunk (one big answer always goes out).
+        if (!paced && backlog.length > 1 && backlogBytes > maxBacklogBytes) {
+          onBacklog?.(backlogBytes);
+          outbox.flush();
+          post({ type: 'reset', id, reason: `the client is not reading its answer: ${backlogBytes} bytes were waiting` });
+          exchange.ended = true;
+          exchange.wake?.();
+          exchange.abort.abort(new Error('the client is not reading its answer'));
+          return;
+        }
+        if (done && backlog.length === 0) break;
+        const waits: Promise<Next>[] = [];
+        const windowFull = exchange.unacked >= PUMP_WINDOW_BYTES;
+        if (!done && !(paced && windowFull)) waits.push((reading ??= reader!.read().then((read) => ({ read }))));
+        if (backlog.length > 0 || (paced && windowFull)) waits.push(new Promise<Next>((r) => (exchange.credited = () => r({ credit: true }))));
+        const next = await Promise.race(waits);
+        if ('credit' in next) continue;
+        reading = null;
+        if (next.read.done) {
+          done = true;
+          continue;
+        }
+        if (!next.read.value?.byteLength) continue;
+        const chunk = transferable(next.read.value);
+        backlog.push(chunk);
+        backlogBytes += chunk.byteLength;
       }
       outbox.end();
     } catch (error) {

@@ -7,6 +7,7 @@ import { isJSONRPCRequest, parseJSONRPCMessage } from '@modelcontextprotocol/ser
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
 import { Code, httpStatus, jsonRpcErrorBody, rpcCode } from '../shared/errors.ts';
 import { setFailureIds } from './failure-frame.ts';
+import { markPaced } from './paced-body.ts';
 
 export const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const KEEP_ALIVE_MS = 15_000;
@@ -61,6 +62,7 @@ export class LegacySseServerTransport implements Transport {
       },
       new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_BYTES }),
     );
+    markPaced(stream);
     this.response = new Response(stream, {
       status: 200,
       headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' },

@@ -24,6 +24,7 @@ export type ReloaderOptions = {
 };
 
 export const RESOURCE_RETRY_MS = 5_000;
+const MAX_RETRY_MS = 60_000;
 /** A file that could not be read for want of resources; a load that threw (its worker did not start or answer) is retried too: bad input never throws. */
 const PASSING = /\b(?:EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
 const LOAD_FAILED = 'configuration load failed';
@@ -47,7 +48,7 @@ export class ConfigReloader {
       })
       .then((outcome) => {
         // A change made while the process was out of descriptors is not lost: tried again until it loads.
-        if (!outcome.ok && (outcome.message.startsWith(LOAD_FAILED) || PASSING.test(outcome.message))) this.retryLater();
+        if (!outcome.ok && (outcome.message.startsWith(LOAD_FAILED) || this.unreadableForWant)) this.retryLater();
         else if (outcome.ok) this.cancelRetry();
         return outcome;
       });
@@ -56,10 +57,15 @@ export class ConfigReloader {
   }
 
   private retryTimer: NodeJS.Timeout | null = null;
+  private retries = 0;
+  /** The last load found a file unreadable for want of resources (not for what it says). */
+  private unreadableForWant = false;
 
+  // Every 5 s at first, then less often (up to a minute): a failure that does not pass is not retried in a tight loop.
   private retryLater(): void {
     if (this.closed || this.retryTimer) return;
-    const ms = this.options.retryMs ?? RESOURCE_RETRY_MS;
+    const ms = Math.min((this.options.retryMs ?? RESOURCE_RETRY_MS) * 2 ** this.retries, MAX_RETRY_MS);
+    this.retries++;
     this.options.log.warn({ retryInMs: ms }, `configuration load failed for want of resources; trying again in ${ms / 1000} s`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
@@ -71,13 +77,16 @@ export class ConfigReloader {
   private cancelRetry(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    this.retries = 0;
   }
 
   private async run(why: string): Promise<ReloadOutcome> {
     const { location, log } = this.options;
+    this.unreadableForWant = false;
     if (this.closed) return { ok: false, message: 'the service is shutting down' };
     const outcome = await this.options.load(location).finally(() => (this.attempted = true));
     if (this.closed) return { ok: false, message: 'the service is shutting down' };
+    this.unreadableForWant = !outcome.ok && outcome.problems.some((p) => p.expected === 'a readable file' && PASSING.test(p.found));
     if (!outcome.ok) {
       const kept = this.options.loaded() ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
       for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
@@ -90,9 +99,10 @@ export class ConfigReloader {
     if (recovered) log.info({ file: location.file, rejectedSince: recovered.at }, 'configuration is valid again');
     // Editors, symlink swaps and our own files make events without a change: nothing to do then.
     if ((why === 'file changed' || why === 'retry') && outcome.fingerprint === this.appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
+    // Taken as applied only once it is: a retry after a failed apply must apply it again.
+    await this.options.apply(outcome.config);
     this.appliedFingerprint = outcome.fingerprint;
     this.facts.loadedAt = new Date().toISOString();
-    await this.options.apply(outcome.config);
     log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
     return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };
   }

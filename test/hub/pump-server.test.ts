@@ -4,17 +4,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
-import { servePump } from '../../lib/hub/pump-server.ts';
+import { markPaced } from '../../lib/hub/paced-body.ts';
+import { type PumpOptions, servePump } from '../../lib/hub/pump-server.ts';
 import { wholeBodyOf } from '../../lib/hub/whole-body.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
-function setup(app: HubApp) {
+function setup(app: HubApp, options: PumpOptions = {}) {
   const { port1, port2 } = new MessageChannel();
   const errors: unknown[] = [];
-  const server = servePump(port2 as MessagePort, app, (error) => errors.push(error));
+  const server = servePump(port2 as MessagePort, app, (error) => errors.push(error), options);
   const received: PumpToMain[] = [];
   let waiter: (() => void) | null = null;
   port1.on('message', (m: PumpToMain) => {
@@ -192,6 +193,108 @@ test('pump server :: the answer stops a window ahead of what the main thread has
   p.send({ type: 'credit', id: 1, bytes: PUMP_WINDOW_BYTES * 2 });
   await p.until(() => p.ended(1), 'the end');
   assert.is(sent(), PUMP_WINDOW_BYTES * 3);
+  p.close();
+});
+
+test('pump server :: an answer the client does not read is held up to maxBacklogBytes past its window, then the client is cut off', async () => {
+  const piece = new Uint8Array(256 * 1024);
+  let cancelled = false;
+  let aborted = false;
+  const cutOff: number[] = [];
+  // Like the SDK's event stream: every event enqueued at once, whatever the stream's backlog.
+  const p = setup(
+    async (request) => {
+      request.signal.addEventListener('abort', () => (aborted = true));
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < 40; i++) controller.enqueue(piece.slice());
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+      );
+    },
+    { maxBacklogBytes: 2 * 1024 * 1024, onBacklog: (bytes) => cutOff.push(bytes) },
+  );
+  p.send(head(1, 'GET', '/events'));
+  await p.until(() => p.received.some((m) => m.type === 'reset'), 'the reset');
+  const reset = p.received.find((m) => m.type === 'reset') as { reason: string };
+  assert.match(reset.reason, /the client is not reading its answer/);
+  assert.is(p.sent(), PUMP_WINDOW_BYTES, 'a window went out, no more');
+  assert.equal(cutOff, [2 * 1024 * 1024 + piece.byteLength]);
+  await p.until(() => cancelled && aborted, 'the answer cancelled, the request aborted');
+  assert.is(p.server.active, 0);
+  p.close();
+});
+
+test('pump server :: a paced body (its source waits for the reader) is read no more than a window ahead', async () => {
+  const piece = new Uint8Array(256 * 1024);
+  let produced = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (produced >= PUMP_WINDOW_BYTES * 4) return controller.close();
+        produced += piece.byteLength;
+        controller.enqueue(piece.slice());
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
+  markPaced(body);
+  const p = setup(async () => new Response(body), { maxBacklogBytes: 1024 });
+  p.send(head(1, 'GET', '/sse'));
+  await p.until(() => p.sent() >= PUMP_WINDOW_BYTES, 'a window');
+  await tick(100);
+  assert.ok(produced <= PUMP_WINDOW_BYTES + 2 * piece.byteLength, `the source was not drained ahead (${produced} bytes made)`);
+  assert.not.ok(p.received.some((m) => m.type === 'reset'), 'its backlog is its own: no cut');
+  for (let credited = 0; !p.ended(1) && credited < 20; credited++) {
+    p.send({ type: 'credit', id: 1, bytes: PUMP_WINDOW_BYTES });
+    await tick(30);
+  }
+  assert.is(p.sent(), PUMP_WINDOW_BYTES * 4);
+  p.close();
+});
+
+test('pump server :: one answer bigger than maxBacklogBytes is never cut: it goes out as credit comes', async () => {
+  const p = setup(async () => new Response(new Uint8Array(3 * 1024 * 1024)), { maxBacklogBytes: 1024 * 1024 });
+  p.send(head(1, 'GET', '/api/v1/tools'));
+  for (let credited = 0; !p.ended(1) && credited < 20; credited++) {
+    await tick(30);
+    p.send({ type: 'credit', id: 1, bytes: PUMP_WINDOW_BYTES * 4 });
+  }
+  assert.ok(p.ended(1));
+  assert.is(p.sent(), 3 * 1024 * 1024);
+  assert.not.ok(p.received.some((m) => m.type === 'reset'));
+  p.close();
+});
+
+test('pump server :: within maxBacklogBytes a held answer goes out whole as credit comes', async () => {
+  const piece = new Uint8Array(256 * 1024);
+  const p = setup(
+    async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < 12; i++) controller.enqueue(piece.slice());
+            controller.close();
+          },
+        }),
+      ),
+    { maxBacklogBytes: 4 * 1024 * 1024 },
+  );
+  p.send(head(1, 'GET', '/events'));
+  await p.until(() => p.sent() >= PUMP_WINDOW_BYTES, 'a window');
+  await tick(50);
+  assert.is(p.sent(), PUMP_WINDOW_BYTES);
+  for (let credited = 0; !p.ended(1) && credited < 20; credited++) {
+    p.send({ type: 'credit', id: 1, bytes: PUMP_WINDOW_BYTES });
+    await tick(30);
+  }
+  assert.ok(p.ended(1));
+  assert.is(p.sent(), 12 * piece.byteLength);
+  assert.not.ok(p.received.some((m) => m.type === 'reset'));
   p.close();
 });
 

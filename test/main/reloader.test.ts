@@ -15,9 +15,10 @@ const CONFIG = { servers: [] } as unknown as LoadedConfig;
 const good = (fingerprint: string): LoadOutcome => ({ ok: true, config: CONFIG, fingerprint });
 const unreadable = (found: string): LoadOutcome => ({ ok: false, problems: [{ file: '/c/mcp.json', path: '', expected: 'a readable file', found } satisfies ConfigProblem] });
 
-function reloader(outcomes: Array<LoadOutcome | Error>) {
+function reloader(outcomes: Array<LoadOutcome | Error>, applyFailures = 0) {
   const lines: Record<string, unknown>[] = [];
   let applied = 0;
+  let failures = applyFailures;
   let loads = 0;
   const r = new ConfigReloader({
     location: { file: '/c/mcp.json', dir: '/c' } as never,
@@ -26,7 +27,10 @@ function reloader(outcomes: Array<LoadOutcome | Error>) {
       if (next instanceof Error) throw next;
       return next;
     },
-    apply: async () => void applied++,
+    apply: async () => {
+      if (failures-- > 0) throw new Error('EMFILE: too many open files, spawn');
+      applied++;
+    },
     loaded: () => true,
     log: createLogger('debug', 'json', { destination: { write: (line: string) => void lines.push(JSON.parse(line)) } }),
     retryMs: 40,
@@ -71,6 +75,17 @@ test('reloader :: a bad file is not retried; the retry of an unchanged file appl
   assert.is(same.applied(), 1, 'the same content as before: nothing to apply');
   await t.r.close();
   await same.r.close();
+});
+
+test('reloader :: a configuration whose apply failed is applied again by the retry, not taken as unchanged', async () => {
+  const t = reloader([good('a'), good('b')], 0);
+  await t.r.reload('startup');
+  const failing = reloader([good('a')], 1);
+  assert.is((await failing.r.reload('startup')).ok, false, 'the apply failed');
+  for (let i = 0; i < 50 && failing.applied() < 1; i++) await sleep(20);
+  assert.is(failing.applied(), 1, 'the retry applied it');
+  await t.r.close();
+  await failing.r.close();
 });
 
 test('reloader :: closing cancels a pending retry', async () => {
