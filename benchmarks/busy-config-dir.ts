@@ -8,11 +8,9 @@
 // Not in `npm run bench`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { scriptArgs } from './lib/args.ts';
-import { buildDist } from './lib/service.ts';
+import { type ReloadingService, startReloadingService } from './lib/reloading-service.ts';
 import { sleep } from './lib/stats.ts';
 
 const args = scriptArgs();
@@ -37,78 +35,33 @@ const end = Date.now() + Number(process.argv[3]) * 1000;
 const tick = () => { for (let i = 0; i < perTick; i++) fs.writeSync(fd, line); if (Date.now() < end) setTimeout(tick, 10); };
 tick();`;
 
-async function probe(base: string, agent: http.Agent, seconds: number, pid: number): Promise<{ p99: number; cpuPct: number }> {
-  const samples: number[] = [];
-  const ticks0 = mainTicks(pid);
+// `/health/live` p99 and the main thread's CPU over a fixed-rate probe.
+async function measure(svc: ReloadingService): Promise<{ p99: number; cpuPct: number }> {
+  const ticks0 = mainTicks(svc.pid);
   const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < RATE * seconds; i++) {
-    const wait = start + (i * 1000) / RATE - performance.now();
-    if (wait > 0) await sleep(wait);
-    inFlight.push(
-      new Promise<void>((resolve) => {
-        const t0 = performance.now();
-        http
-          .get(`${base}/health/live`, { agent }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              samples.push(performance.now() - t0);
-              resolve();
-            });
-          })
-          .on('error', () => resolve());
-      }),
-    );
-  }
-  await Promise.all(inFlight);
+  const samples = await svc.probe(RATE, SECONDS);
   const elapsed = (performance.now() - start) / 1000;
-  return { p99: quantile(samples.sort((a, b) => a - b), 0.99), cpuPct: ((mainTicks(pid) - ticks0) / TICKS_PER_SECOND / elapsed) * 100 };
+  return { p99: quantile(samples.map((s) => s.ms).sort((a, b) => a - b), 0.99), cpuPct: ((mainTicks(svc.pid) - ticks0) / TICKS_PER_SECOND / elapsed) * 100 };
 }
 
 async function once() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-busy-config-dir-'));
-  const file = path.join(dir, 'mcp.json');
-  fs.writeFileSync(file, JSON.stringify({ mcpServers: {} }));
-  const child = spawn(process.execPath, [buildDist(), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', file, '--health-rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let base = '';
-  let loads = 0;
-  let lastLoadAt = 0;
-  let pending = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      base ||= /listening on (http:\/\/[^"]+)/.exec(line)?.[1] ?? '';
-      if (line.includes('configuration loaded')) {
-        loads++;
-        lastLoadAt = performance.now();
-      }
-    }
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const svc = await startReloadingService('agent-busy-config-dir-', { mcpServers: {} });
   try {
-    for (let waited = 0; loads === 0 || !base; waited += 50) {
-      if (waited > 30_000 || child.exitCode !== null) throw new Error('the service did not load its configuration');
-      await sleep(50);
-    }
     await sleep(1_500);
-    const quiet = await probe(base, agent, SECONDS, child.pid!);
-    const writer = spawn(process.execPath, ['-e', WRITER, path.join(dir, 'agent.log'), String(writesPerSecond), String(SECONDS + 1)], { stdio: 'ignore' });
+    const quiet = await measure(svc);
+    const log = path.join(svc.dir, 'agent.log');
+    const writer = spawn(process.execPath, ['-e', WRITER, log, String(writesPerSecond), String(SECONDS + 1)], { stdio: 'ignore' });
     await sleep(500);
-    const busy = await probe(base, agent, SECONDS, child.pid!);
+    const busy = await measure(svc);
     await new Promise((resolve) => (writer.exitCode !== null ? resolve(null) : writer.once('exit', resolve)));
-    const written = fs.statSync(path.join(dir, 'agent.log')).size / 100;
+    const written = fs.statSync(log).size / 100;
+    const loads = svc.loads();
     const swapAt = performance.now();
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ mcpServers: {}, serverDefaults: { requestTimeout: 12_345 } }));
-    fs.renameSync(`${file}.tmp`, file);
-    for (let waited = 0; loads < 2 && waited < 10_000; waited += 10) await sleep(10);
-    return { quiet, busy, writesPerSecond: written / (SECONDS + 1), reloadMs: loads > 1 ? lastLoadAt - swapAt : null };
+    svc.replace(JSON.stringify({ mcpServers: {}, serverDefaults: { requestTimeout: 12_345 } }));
+    for (let waited = 0; svc.loads() === loads && waited < 10_000; waited += 10) await sleep(10);
+    return { quiet, busy, writesPerSecond: written / (SECONDS + 1), reloadMs: svc.loads() > loads ? svc.lastLoadAt() - swapAt : null };
   } finally {
-    agent.destroy();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-    fs.rmSync(dir, { recursive: true, force: true });
+    await svc.stop();
   }
 }
 

@@ -7,13 +7,10 @@
 //
 // `disabled`: one disabled server with 200,000 args (a single big entry); `many`: 2,000 disabled
 // servers of 100 args each. Not in `npm run bench`.
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { scriptArgs } from './lib/args.ts';
-import { buildDist, ROOT } from './lib/service.ts';
+import { startReloadingService } from './lib/reloading-service.ts';
+import { ROOT } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
 const args = scriptArgs();
@@ -33,69 +30,20 @@ const bigText = JSON.stringify({ mcpServers: { ...small, ...bigServers } }, null
 const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 async function once(): Promise<{ beforeP99: number; afterP99: number; afterMax: number; loadedAfterSwapMs: number | null }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-config-reload-'));
-  const file = path.join(dir, 'mcp.json');
-  fs.writeFileSync(file, JSON.stringify({ mcpServers: small }));
-  const child = spawn(process.execPath, [buildDist(), 'serve', '--port', '0', '--host', '127.0.0.1', '--config', file, '--config-dir', dir, '--health-rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let base = '';
-  let loads = 0;
-  let lastLoadAt = 0;
-  let pending = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      base ||= /listening on (http:\/\/[^"]+)/.exec(line)?.[1] ?? '';
-      if (line.includes('configuration loaded')) {
-        loads++;
-        lastLoadAt = performance.now();
-      }
-    }
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const svc = await startReloadingService('agent-config-reload-', { mcpServers: small });
   try {
-    for (let waited = 0; loads === 0; waited += 50) {
-      if (waited > 30_000 || child.exitCode !== null) throw new Error('the service did not load its configuration');
-      await sleep(50);
-    }
     await sleep(1_500);
-    const samples: { at: number; ms: number }[] = [];
-    const probe = () =>
-      new Promise<void>((resolve) => {
-        const t0 = performance.now();
-        http
-          .get(`${base}/health/live`, { agent }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              samples.push({ at: t0, ms: performance.now() - t0 });
-              resolve();
-            });
-          })
-          .on('error', () => resolve());
-      });
-    const start = performance.now();
     let swapAt = 0;
-    const inFlight: Promise<void>[] = [];
-    for (let i = 0; i < RATE * SECONDS; i++) {
-      const wait = start + (i * 1000) / RATE - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (i === SWAP_AT) {
-        swapAt = performance.now();
-        fs.writeFileSync(`${file}.tmp`, bigText);
-        fs.renameSync(`${file}.tmp`, file);
-      }
-      inFlight.push(probe());
-    }
-    await Promise.all(inFlight);
+    const samples = await svc.probe(RATE, SECONDS, (i) => {
+      if (i !== SWAP_AT) return;
+      swapAt = performance.now();
+      svc.replace(bigText);
+    });
     const before = samples.filter((s) => s.at < swapAt).map((s) => s.ms).sort((a, b) => a - b);
     const after = samples.filter((s) => s.at >= swapAt).map((s) => s.ms).sort((a, b) => a - b);
-    return { beforeP99: quantile(before, 0.99), afterP99: quantile(after, 0.99), afterMax: after[after.length - 1] ?? Number.NaN, loadedAfterSwapMs: loads > 1 ? lastLoadAt - swapAt : null };
+    return { beforeP99: quantile(before, 0.99), afterP99: quantile(after, 0.99), afterMax: after[after.length - 1] ?? Number.NaN, loadedAfterSwapMs: svc.loads() > 1 ? svc.lastLoadAt() - swapAt : null };
   } finally {
-    agent.destroy();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-    fs.rmSync(dir, { recursive: true, force: true });
+    await svc.stop();
   }
 }
 

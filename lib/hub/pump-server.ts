@@ -184,10 +184,11 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
           return;
         }
         if (done && backlog.length === 0) break;
+        // Wait for the next bytes (a paced body: only while the window has room) or for credit (when the window is full and something waits on it).
         const waits: Promise<Next>[] = [];
         const windowFull = exchange.unacked >= PUMP_WINDOW_BYTES;
         if (!done && !(paced && windowFull)) waits.push((reading ??= reader!.read().then((read) => ({ read }))));
-        if (backlog.length > 0 || (paced && windowFull)) waits.push(new Promise<Next>((r) => (exchange.credited = () => r({ credit: true }))));
+        if (windowFull && (paced || backlog.length > 0)) waits.push(new Promise<Next>((r) => (exchange.credited = () => r({ credit: true }))));
         const next = await Promise.race(waits);
         if ('credit' in next) continue;
         reading = null;

@@ -11,6 +11,8 @@ import { redactCredentials } from '../shared/sanitize.ts';
 import type { ReloadFacts } from './status-view.ts';
 
 export type ReloadOutcome = { ok: boolean; message: string };
+/** `passing`: it failed for a reason that passes by itself (worth trying again). */
+type RunOutcome = ReloadOutcome & { passing?: boolean };
 
 export type ReloaderOptions = {
   location: ConfigLocation;
@@ -25,7 +27,7 @@ export type ReloaderOptions = {
 
 export const RESOURCE_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 60_000;
-/** A file that could not be read for want of resources; a load that threw (its worker did not start or answer) is retried too: bad input never throws. */
+/** A file that could not be read for want of resources. */
 const PASSING = /\b(?:EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
 const LOAD_FAILED = 'configuration load failed';
 
@@ -42,15 +44,16 @@ export class ConfigReloader {
   reload(why: string): Promise<ReloadOutcome> {
     const next = this.loading
       .then(() => this.run(why))
-      .catch((error: unknown) => {
+      .catch((error: unknown): RunOutcome => {
         this.options.log.error({ error: redactCredentials(error) }, LOAD_FAILED);
-        return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}` };
+        // Bad input never throws: a load that did is its worker not starting or answering.
+        return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}`, passing: true };
       })
-      .then((outcome) => {
+      .then(({ ok, message, passing }) => {
         // A change made while the process was out of descriptors is not lost: tried again until it loads.
-        if (!outcome.ok && (outcome.message.startsWith(LOAD_FAILED) || this.unreadableForWant)) this.retryLater();
-        else if (outcome.ok) this.cancelRetry();
-        return outcome;
+        if (ok) this.cancelRetry();
+        else if (passing) this.retryLater();
+        return { ok, message };
       });
     this.loading = next;
     return next;
@@ -58,8 +61,6 @@ export class ConfigReloader {
 
   private retryTimer: NodeJS.Timeout | null = null;
   private retries = 0;
-  /** The last load found a file unreadable for want of resources (not for what it says). */
-  private unreadableForWant = false;
 
   // Every 5 s at first, then less often (up to a minute): a failure that does not pass is not retried in a tight loop.
   private retryLater(): void {
@@ -80,19 +81,19 @@ export class ConfigReloader {
     this.retries = 0;
   }
 
-  private async run(why: string): Promise<ReloadOutcome> {
+  private async run(why: string): Promise<RunOutcome> {
     const { location, log } = this.options;
-    this.unreadableForWant = false;
     if (this.closed) return { ok: false, message: 'the service is shutting down' };
     const outcome = await this.options.load(location).finally(() => (this.attempted = true));
     if (this.closed) return { ok: false, message: 'the service is shutting down' };
-    this.unreadableForWant = !outcome.ok && outcome.problems.some((p) => p.expected === 'a readable file' && PASSING.test(p.found));
     if (!outcome.ok) {
       const kept = this.options.loaded() ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
       for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
       const reason = outcome.problems.map(formatProblem).join('; ');
       this.facts.rejected = { at: new Date().toISOString(), reason };
-      return { ok: false, message: `${reason}; ${kept}` };
+      // Unreadable for want of resources, not for what the file says: worth trying again.
+      const passing = outcome.problems.some((p) => p.expected === 'a readable file' && PASSING.test(p.found));
+      return { ok: false, message: `${reason}; ${kept}`, passing };
     }
     const recovered = this.facts.rejected;
     this.facts.rejected = null;

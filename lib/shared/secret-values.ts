@@ -36,16 +36,16 @@ export function isSecretName(name: string): boolean {
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
-  const values: string[] = [];
   const named = spec.type === 'stdio' ? spec.env : spec.headers;
-  for (const [name, value] of Object.entries(named)) {
-    if (!isSecretName(name) || PATH_VALUE.test(value.trim())) continue;
+  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? [])];
+  const values: string[] = [];
+  for (const value of candidates) {
+    if (PATH_VALUE.test(value.trim())) continue;
     const secret = value.replace(/^(?:bearer|basic|token)\s+/i, '');
     values.push(secret);
     // A multi-line secret (a PEM key) reaches the log line by line: each line counts on its own.
     if (/[\r\n]/.test(secret)) values.push(...secret.split(/\r?\n/));
   }
-  for (const value of spec.referencedSecrets ?? []) if (!PATH_VALUE.test(value.trim())) values.push(value, ...(/[\r\n]/.test(value) ? value.split(/\r?\n/) : []));
   return [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
