@@ -45,7 +45,8 @@ test('reloader :: a file unreadable for want of descriptors is read again until 
   for (let i = 0; i < 50 && t.applied() < 2; i++) await sleep(20);
   assert.is(t.applied(), 2, 'the change loaded once descriptors were free');
   assert.is(t.loads(), 4);
-  assert.ok(t.lines.some((l) => /for want of resources; trying again in 0.04 s/.test(String(l.msg))));
+  const waits = t.lines.filter((l) => /for want of resources/.test(String(l.msg))).map((l) => l.retryInMs);
+  assert.equal(waits, [40, 80], 'the second retry waits twice as long');
   await sleep(150);
   assert.is(t.loads(), 4, 'no retry after it loaded');
   await t.r.close();
