@@ -64,6 +64,8 @@ export type PumpServer = {
   writeStdout(chunk: Uint8Array): Promise<void>;
   /** stdio mode: stdin bytes consumed. */
   creditStdin(bytes: number): void;
+  /** stdio mode: the last stdout bytes have been sent. */
+  endStdout(): void;
 };
 
 type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { credit: true };
@@ -225,6 +227,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     },
     creditStdin(bytes) {
       post({ type: 'stdinCredit', bytes });
+    },
+    endStdout() {
+      post({ type: 'stdoutEnd' });
     },
   };
 

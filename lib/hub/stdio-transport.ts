@@ -2,7 +2,18 @@
 // leave over it. One limit for one message (`--max-message-bytes`): an oversized line is skipped
 // and answered with an error naming the limit, a malformed line with a parse error, and reading
 // goes on either way (a client can no longer lock the service with one huge line).
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+// stdin's end is not the end of the conversation: every request read by then (a last line
+// without its '\n' included) is still answered, then the transport closes and tells the channel,
+// so `agent serve --transport stdio < requests` gets its answers.
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
@@ -12,7 +23,14 @@ export type StdioChannel = {
   onStdinEnd?: () => void;
   writeStdout(chunk: Uint8Array): Promise<void>;
   creditStdin(bytes: number): void;
+  /** Nothing more will be written: what was is the client's last answer. */
+  endStdout(): void;
 };
+
+// Ends with the connection, never with an answer: not owed when stdin ends.
+const LONG_LIVED = new Set(['subscriptions/listen']);
+// What a question to the client gets once stdin has ended (the SDK's "connection closed").
+const CONNECTION_CLOSED = -32000;
 
 type Id = string | number | null;
 
@@ -29,6 +47,12 @@ export class ChannelStdioTransport implements Transport {
   private closed = false;
   // Until the server starts, stdin waits here, unacknowledged: the pump's window bounds it.
   private waiting: Uint8Array[] | null = [];
+  // stdin has ended: answer what was asked, then close.
+  private inputEnded = false;
+  // Requests read and not answered yet (nor cancelled by the client).
+  private readonly owed = new Set<string | number>();
+  // Questions sent to the client and not answered yet.
+  private readonly asked = new Set<string | number>();
 
   constructor(
     private readonly channel: StdioChannel,
@@ -36,7 +60,7 @@ export class ChannelStdioTransport implements Transport {
   ) {
     this.reader = new LineReader(maxMessageBytes);
     channel.onStdin = (chunk) => (this.waiting ? this.waiting.push(chunk) : this.read(chunk));
-    channel.onStdinEnd = () => void this.close();
+    channel.onStdinEnd = () => this.endInput();
   }
 
   private read(chunk: Uint8Array): void {
@@ -48,6 +72,35 @@ export class ChannelStdioTransport implements Transport {
     const waiting = this.waiting ?? [];
     this.waiting = null;
     for (const chunk of waiting) this.read(chunk);
+    if (this.inputEnded) this.readLastLine();
+  }
+
+  private endInput(): void {
+    if (this.inputEnded || this.closed) return;
+    this.inputEnded = true;
+    this.channel.onStdin = undefined;
+    // Before the server starts, bytes that wait are read by start(), then the last line.
+    if (!this.waiting?.length) this.readLastLine();
+  }
+
+  private readLastLine(): void {
+    const last = this.reader.end();
+    if (last) this.onLine(last);
+    for (const id of this.asked) this.unanswerable(id);
+    this.asked.clear();
+    this.closeIfDone();
+  }
+
+  // A client whose stdin has ended cannot answer a question (elicitation, sampling, roots): the
+  // question fails at once, so the call that asked it ends now, not at its timeout.
+  private unanswerable(id: string | number): void {
+    queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'the client closed stdin: it cannot answer' } } as JSONRPCMessage));
+  }
+
+  // After stdin's end, once nothing read waits for the server nor for its answer.
+  private closeIfDone(): void {
+    if (!this.inputEnded || this.closed || this.backlog > 0 || this.owed.size > 0) return;
+    void this.close().then(() => this.channel.endStdout());
   }
 
   private onLine(line: ReturnType<LineReader['push']>[number]): void {
@@ -74,7 +127,15 @@ export class ChannelStdioTransport implements Transport {
       this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
+    if (isJSONRPCRequest(message) && !LONG_LIVED.has(message.method)) this.owed.add(message.id);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
+    // A cancelled request gets no answer (MCP): nothing is owed for it any more.
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
     this.deliver(message);
+  }
+
+  private forget(id: unknown): void {
+    if ((typeof id === 'string' || typeof id === 'number') && this.owed.delete(id)) this.closeIfDone();
   }
 
   private deliver(message: JSONRPCMessage): void {
@@ -94,7 +155,10 @@ export class ChannelStdioTransport implements Transport {
       .then((delivered) => {
         if (!this.closed) this.onmessage?.(delivered);
       })
-      .finally(() => void this.backlog--);
+      .finally(() => {
+        this.backlog--;
+        this.closeIfDone();
+      });
   }
 
   private reply(id: Id, code: number, message: string): void {
@@ -103,7 +167,12 @@ export class ChannelStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
+    if (isJSONRPCRequest(message)) {
+      if (this.inputEnded) return this.unanswerable(message.id);
+      this.asked.add(message.id);
+    }
     await this.channel.writeStdout(Buffer.from(jsonLine(message)));
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.forget(message.id);
   }
 
   async close(): Promise<void> {

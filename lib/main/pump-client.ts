@@ -48,6 +48,7 @@ export class PumpClient {
   /** stdio mode */
   onStdout?: (chunk: Uint8Array, written: () => void) => void;
   onStdinCredit?: (bytes: number) => void;
+  onStdoutEnd?: () => void;
 
   constructor(
     private readonly port: MessagePort,
@@ -184,6 +185,9 @@ export class PumpClient {
         this.onStdout?.(message.chunk, () => this.post({ type: 'stdoutCredit', bytes }));
         return;
       }
+      case 'stdoutEnd':
+        this.onStdoutEnd?.();
+        return;
       case 'stdinCredit':
         this.onStdinCredit?.(message.bytes);
         return;

@@ -44,6 +44,9 @@ import { survivesWorkerStartFailures } from './worker-start-failure.ts';
 
 export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
+/** After stdin's end (stdio mode), answers owed are awaited for the longest requestTimeout and this much more. */
+const STDIN_DRAIN_MARGIN_MS = 5_000;
+
 /** The whole shutdown: backends stop in parallel (2 s + 2 s grace, then SIGKILL), with room to spare. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -216,7 +219,9 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
 
   let finished: (code: 0 | 1) => void = () => undefined;
   const done = new Promise<0 | 1>((resolve) => (finished = resolve));
-  const stdio = options.transport === 'stdio' ? new StdioBridge(() => void shutdown('stdin closed').then(finished)) : null;
+  // After stdin's end the calls read by then may take up to their requestTimeout (a question to the client fails at once).
+  const drainMs = () => Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) + STDIN_DRAIN_MARGIN_MS;
+  const stdio = options.transport === 'stdio' ? new StdioBridge((reason) => void shutdown(reason).then(finished), { drainMs }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 

@@ -1,24 +1,43 @@
 // stdio mode on the main thread: stdin bytes go to hub 0 over the byte pump, and what the hub
 // writes comes back to stdout; the main thread never parses either. Credits bound stdin (it is
 // paused while the hub is a window behind, or down), and stdout is acknowledged once written.
-// EOF on stdin is the client leaving: the service shuts down.
+// EOF on stdin is the client leaving: the hub answers what it read by then and says when it is
+// done (a piped `agent serve --transport stdio < requests` gets its answers), then the service
+// shuts down; at the latest `drainMs` after the EOF, or at once if the hub dies meanwhile.
 import { PUMP_WINDOW_BYTES } from '../shared/messages/pump.ts';
 import type { PumpClient } from './pump-client.ts';
 
 export type StdioStreams = { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
 
+export type StdioBridgeOptions = {
+  /** How long the answers owed at EOF may take (read when stdin ends), ms. */
+  drainMs: () => number;
+  streams?: StdioStreams;
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(timer: unknown): void };
+};
+
+const realTimers = { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
+
 export class StdioBridge {
   private pump: PumpClient | null = null;
   private unacked = 0;
   private ended = false;
+  private finished = false;
+  private outputGone = false;
+  private drainTimer: unknown = null;
   // Read while no hub could take it: sent when one is back.
   private held: Buffer[] = [];
+  private readonly streams: StdioStreams;
+  private readonly timers: NonNullable<StdioBridgeOptions['timers']>;
 
+  /** `onEnd(reason)`: the client is gone and owed nothing more (or no longer can be). */
   constructor(
-    private readonly onEnd: () => void,
-    private readonly streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout },
+    private readonly onEnd: (reason: string) => void,
+    private readonly options: StdioBridgeOptions,
   ) {
-    const { stdin } = streams;
+    this.streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
+    this.timers = options.timers ?? realTimers;
+    const { stdin } = this.streams;
     stdin.pause();
     stdin.on('data', (chunk: Buffer) => {
       if (!this.pump) return this.pauseFor(chunk);
@@ -28,10 +47,16 @@ export class StdioBridge {
       if (this.ended) return;
       this.ended = true;
       this.pump?.stdinEnd();
-      this.onEnd();
+      const ms = this.options.drainMs();
+      this.drainTimer = this.timers.setTimeout(() => this.finish(`stdin closed; answers still owed ${ms} ms later were not sent`), ms);
     };
     stdin.once('end', end);
     stdin.once('close', end);
+    // The client closed our stdout (EPIPE): nobody can read an answer any more.
+    this.streams.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      this.outputGone = true;
+      this.finish(`stdout closed by the client (${error.code ?? error.message})`);
+    });
   }
 
   // No hub to take it: keep the chunk and stop reading until one is back.
@@ -46,15 +71,24 @@ export class StdioBridge {
     if (this.unacked >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
   }
 
+  private finish(reason: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.drainTimer !== null) this.timers.clearTimeout(this.drainTimer);
+    this.onEnd(reason);
+  }
+
   /** Hub 0 is (again) up: stdin flows to it and its output to stdout. */
   attach(pump: PumpClient): void {
     this.pump = pump;
     this.unacked = 0;
-    pump.onStdout = (chunk, written) => void this.streams.stdout.write(chunk, () => written());
+    pump.onStdout = (chunk, written) => (this.outputGone ? written() : void this.streams.stdout.write(chunk, () => written()));
     pump.onStdinCredit = (bytes) => {
       this.unacked -= bytes;
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
     };
+    // The last answer is written once stdout has taken everything before it.
+    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', () => this.finish('stdin closed')));
     const held = this.held;
     this.held = [];
     for (const chunk of held) this.send(chunk);
@@ -62,8 +96,9 @@ export class StdioBridge {
     else if (this.unacked < PUMP_WINDOW_BYTES) this.streams.stdin.resume();
   }
 
-  /** Hub 0 went down: stdin waits for the next one. */
+  /** Hub 0 went down: stdin waits for the next one; after EOF, what it owed is lost with it. */
   detach(): void {
     this.pump = null;
+    if (this.ended) this.finish('stdin closed; the MCP hub stopped before it had answered');
   }
 }

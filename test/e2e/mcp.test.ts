@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -360,6 +361,38 @@ S('e2e mcp :: --transport stdio --no-http serves one client; EOF on stdin shuts 
   await poll(async () => tree.every((p) => !isAlive(p)), 'backends to end', 5_000);
   assert.match(stderr, /stdin closed/);
   assert.match(stderr, /"msg":"stopped"/);
+});
+
+S('e2e mcp :: requests piped in and stdin closed at once are all answered (a last line without its newline too), then the service exits', async () => {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  writeConfig(configFile, { mcpServers: { fixture: { command: node, args: [FIXTURE_SERVER] } } });
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'piped', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_slow', arguments: { steps: 3, delayMs: 300 } } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'last' } } },
+  ].map((m) => JSON.stringify(m));
+  child.stdin.end(lines.join('\n'));
+  assert.is(await exited, 0, err);
+  const answers = new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((m) => 'id' in m)
+      .map((m) => [m.id, m]),
+  );
+  assert.equal([...answers.keys()].sort(), [1, 2, 3]);
+  assert.is(answers.get(1).result.serverInfo.name, 'agent');
+  assert.equal(answers.get(2).result.content, [{ type: 'text', text: 'done after 3 steps' }], 'the slow call finished after EOF');
+  assert.equal(answers.get(3).result.content, [{ type: 'text', text: 'last' }]);
+  assert.match(err, /"reason":"stdin closed"/);
 });
 
 S.run();

@@ -62,4 +62,6 @@ export type PumpToMain =
   /** Request body bytes the hub has consumed. */
   | { type: 'credit'; id: number; bytes: number }
   | { type: 'stdout'; chunk: Uint8Array }
+  /** stdio mode: every answer owed after stdin's end has been sent; nothing more follows. */
+  | { type: 'stdoutEnd' }
   | { type: 'stdinCredit'; bytes: number };

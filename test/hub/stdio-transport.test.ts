@@ -1,0 +1,133 @@
+// stdio mode's transport in the hub, driven through a stand-in channel: what stdin's end means
+// for the requests read by then, the last line without its '\n', and questions to the client.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { ChannelStdioTransport, type StdioChannel } from '../../lib/hub/stdio-transport.ts';
+
+function setup() {
+  const written: Record<string, unknown>[] = [];
+  let ended = 0;
+  const channel: StdioChannel = {
+    async writeStdout(chunk) {
+      for (const line of Buffer.from(chunk).toString().split('\n').filter(Boolean)) written.push(JSON.parse(line));
+    },
+    creditStdin: () => undefined,
+    endStdout: () => void ended++,
+  };
+  const transport = new ChannelStdioTransport(channel, 1024 * 1024);
+  const received: JSONRPCMessage[] = [];
+  let closed = 0;
+  transport.onmessage = (message) => void received.push(message);
+  transport.onclose = () => void closed++;
+  const stdin = (text: string) => channel.onStdin!(new TextEncoder().encode(text));
+  const line = (message: object) => stdin(`${JSON.stringify(message)}\n`);
+  return { transport, channel, written, received, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+const request = (id: number, method = 'tools/call') => ({ jsonrpc: '2.0', id, method, params: {} });
+const result = (id: number | string) => ({ jsonrpc: '2.0', id, result: {} }) as JSONRPCMessage;
+
+test('stdio transport :: after stdin ends, every request read is still answered; then it closes and says so', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(1));
+  t.line(request(2));
+  t.end();
+  await settle();
+  assert.is(t.closed(), 0, 'two answers owed');
+  await t.transport.send(result(2));
+  assert.is(t.closed(), 0, 'one answer owed');
+  await t.transport.send(result(1));
+  await settle();
+  assert.equal([t.closed(), t.ended()], [1, 1]);
+  assert.equal(t.written.map((m) => m.id), [2, 1]);
+});
+
+test('stdio transport :: a last line without its newline is read at the end of stdin', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.stdin(JSON.stringify(request(9, 'tools/list')));
+  assert.is(t.received.length, 0, 'not read before the end');
+  t.end();
+  assert.equal(t.received.map((m) => (m as { id: number }).id), [9]);
+  await t.transport.send(result(9));
+  await settle();
+  assert.is(t.ended(), 1);
+});
+
+test('stdio transport :: bytes that arrived before the server started are read, then the last line, then the end counts', async () => {
+  const t = setup();
+  t.line(request(1));
+  t.stdin(JSON.stringify(request(2)));
+  t.end();
+  await settle();
+  assert.equal([t.received.length, t.closed()], [0, 0], 'nothing read nor closed before start');
+  await t.transport.start();
+  assert.equal(t.received.map((m) => (m as { id: number }).id), [1, 2]);
+  await t.transport.send(result(1));
+  await t.transport.send(result(2));
+  await settle();
+  assert.equal([t.closed(), t.ended()], [1, 1]);
+});
+
+test('stdio transport :: an empty stdin ends at once, even before the server starts', async () => {
+  const t = setup();
+  t.end();
+  await settle();
+  assert.equal([t.closed(), t.ended()], [1, 1]);
+});
+
+test('stdio transport :: a request the client cancelled is owed no answer; a listen ends with the connection', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(1));
+  t.line({ jsonrpc: '2.0', id: 2, method: 'subscriptions/listen', params: {} });
+  t.line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+  t.end();
+  await settle();
+  assert.equal([t.closed(), t.ended()], [1, 1]);
+});
+
+test('stdio transport :: a malformed last line is answered with its error before the end', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.stdin('not json');
+  t.end();
+  await settle();
+  assert.equal(t.written, [{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } }]);
+  assert.is(t.ended(), 1);
+});
+
+test('stdio transport :: once stdin has ended, questions to the client fail at once: those asked before and those asked after', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(1));
+  await t.transport.send({ jsonrpc: '2.0', id: 'q1', method: 'elicitation/create', params: {} } as JSONRPCMessage);
+  await t.transport.send({ jsonrpc: '2.0', id: 'q0', method: 'roots/list', params: {} } as JSONRPCMessage);
+  t.line({ jsonrpc: '2.0', id: 'q0', result: { roots: [] } });
+  t.end();
+  await settle();
+  await t.transport.send({ jsonrpc: '2.0', id: 'q2', method: 'sampling/createMessage', params: {} } as JSONRPCMessage);
+  await settle();
+  const failed = t.received.filter((m) => 'error' in m) as { id: string; error: { code: number; message: string } }[];
+  assert.equal(failed.map((m) => m.id), ['q1', 'q2'], 'q0 was answered; q2 never written');
+  assert.equal(failed[0]!.error, { code: -32000, message: 'the client closed stdin: it cannot answer' });
+  assert.equal(t.written.map((m) => m.id), ['q1', 'q0']);
+  assert.is(t.closed(), 0, 'request 1 is still owed');
+  await t.transport.send(result(1));
+  await settle();
+  assert.is(t.ended(), 1);
+});
+
+test('stdio transport :: before stdin ends, answering everything does not close it', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(1));
+  await t.transport.send(result(1));
+  await settle();
+  assert.equal([t.closed(), t.ended()], [0, 0]);
+});
+
+test.run();

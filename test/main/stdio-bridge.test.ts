@@ -1,0 +1,118 @@
+// stdio mode's main-thread end: real streams and a real MessageChannel, the test playing hub 0.
+// What stdin's end, the hub's "done", the drain deadline, a hub that dies and a closed stdout do.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PassThrough, Writable } from 'node:stream';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { PumpClient } from '../../lib/main/pump-client.ts';
+import { StdioBridge } from '../../lib/main/stdio-bridge.ts';
+import type { PumpToHub, PumpToMain } from '../../lib/shared/messages/pump.ts';
+
+function setup(stdout: Writable = new PassThrough()) {
+  const { port1, port2 } = new MessageChannel();
+  const pump = new PumpClient(port1 as MessagePort, { maxBodyBytes: 1024 });
+  const hub: PumpToHub[] = [];
+  port2.on('message', (m: PumpToHub) => hub.push(m));
+  const send = (m: PumpToMain) => port2.postMessage(m);
+  const stdin = new PassThrough();
+  const ends: string[] = [];
+  // The drain deadline is a timer the test fires.
+  const timers: { fn: () => void; ms: number; cleared: boolean }[] = [];
+  const bridge = new StdioBridge((reason) => void ends.push(reason), {
+    drainMs: () => 65_000,
+    streams: { stdin, stdout },
+    timers: {
+      setTimeout: (fn, ms) => {
+        const timer = { fn, ms, cleared: false };
+        timers.push(timer);
+        return timer;
+      },
+      clearTimeout: (timer) => void ((timer as { cleared: boolean }).cleared = true),
+    },
+  });
+  const until = async (check: () => boolean, what: string) => {
+    const deadline = Date.now() + 5000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const close = () => {
+    port1.close();
+    port2.close();
+  };
+  return { pump, bridge, hub, send, stdin, stdout, ends, timers, until, close };
+}
+
+test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub has sent its last answer and stdout took it', async () => {
+  const stdout = new PassThrough();
+  const t = setup(stdout);
+  let out = '';
+  stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  t.bridge.attach(t.pump);
+  t.stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'stdinEnd');
+  assert.equal(t.timers.map((x) => x.ms), [65_000], 'the drain deadline is set');
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(t.ends, [], 'not while an answer is owed');
+  t.send({ type: 'stdout', chunk: new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}\n') });
+  t.send({ type: 'stdoutEnd' });
+  await t.until(() => t.ends.length > 0, 'the end');
+  assert.equal(t.ends, ['stdin closed']);
+  assert.is(out, '{"jsonrpc":"2.0","id":1,"result":{}}\n', 'the answer was written first');
+  assert.ok(t.timers[0]!.cleared, 'the deadline is cleared');
+  t.close();
+});
+
+test('stdio bridge :: answers still owed at the deadline are given up, and the reason says so', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.end();
+  await t.until(() => t.timers.length === 1, 'the deadline');
+  t.timers[0]!.fn();
+  assert.equal(t.ends, ['stdin closed; answers still owed 65000 ms later were not sent']);
+  t.send({ type: 'stdoutEnd' });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.is(t.ends.length, 1, 'ends once');
+  t.close();
+});
+
+test('stdio bridge :: stdin written and ended before hub 0 is up reaches it, its end after its bytes, when it comes', async () => {
+  const t = setup();
+  t.stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(t.hub, [], 'nothing sent without a hub');
+  t.bridge.attach(t.pump);
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'stdinEnd');
+  assert.equal(t.hub.map((m) => m.type), ['stdin', 'stdinEnd']);
+  assert.equal(t.ends, []);
+  t.close();
+});
+
+test('stdio bridge :: hub 0 stopping after stdin ended ends the service: what it owed went with it', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.end();
+  await t.until(() => t.timers.length === 1, 'the deadline');
+  t.bridge.detach();
+  assert.equal(t.ends, ['stdin closed; the MCP hub stopped before it had answered']);
+  t.close();
+});
+
+test('stdio bridge :: a stdout the client closed (EPIPE) ends the service; later output is dropped and still acknowledged', async () => {
+  const broken = new Writable({
+    write(_chunk, _encoding, callback) {
+      callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    },
+  });
+  const t = setup(broken);
+  t.bridge.attach(t.pump);
+  t.send({ type: 'stdout', chunk: new TextEncoder().encode('one\n') });
+  await t.until(() => t.ends.length > 0, 'the end');
+  assert.equal(t.ends, ['stdout closed by the client (EPIPE)']);
+  t.send({ type: 'stdout', chunk: new TextEncoder().encode('two\n') });
+  await t.until(() => t.hub.filter((m) => m.type === 'stdoutCredit').length === 2, 'both acknowledged');
+  t.close();
+});
+
+test.run();
