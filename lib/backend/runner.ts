@@ -239,7 +239,9 @@ export class BackendRunner {
   setStderrLimits(limits: StderrLimits): void {
     this.stderrLimits = limits;
     this.stderrLimiter = newStderrLimiter(limits);
-    this.log.info({ stderrLimits: limits }, 'stderr limits changed: the new quota applies now, without a restart');
+    if (this.spec.type !== 'stdio') this.log.info({ stderrLimits: limits }, 'stderr limits changed: not used, a remote server has no stderr');
+    else if (this.spec.stderr !== 'pipe') this.log.info({ stderrLimits: limits, stderr: this.spec.stderr }, 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is not "pipe")');
+    else this.log.info({ stderrLimits: limits }, 'stderr limits changed: the new quota applies now, without a restart');
     this.stderrCapture?.setLimits(limits, this.stderrLimiter);
   }
 

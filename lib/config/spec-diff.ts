@@ -17,3 +17,10 @@ export function specChange(before: BackendSpec, after: BackendSpec): SpecChange 
   };
   return isDeepStrictEqual(strip(before), strip(after)) ? 'metadata' : 'restart';
 }
+
+/** The top-level keys whose values differ, for a log line (names only: values may be secrets). Pure. */
+export function changedKeys(before: BackendSpec, after: BackendSpec): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key])).sort();
+}

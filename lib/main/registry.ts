@@ -3,7 +3,7 @@
 import type { LoadedConfig, ServerSlot } from '../config/types.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
-import { specChange } from '../config/spec-diff.ts';
+import { changedKeys, specChange } from '../config/spec-diff.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import { newBackendState } from '../shared/backend-state.ts';
 import type { StateTable } from './state-table.ts';
@@ -15,6 +15,8 @@ export class BackendRegistry {
   private readonly warned = new Set<string>();
   /** Handles removed from the map whose stop has not finished: still theirs to kill. */
   private readonly stopping = new Set<BackendHandle>();
+  // The first configuration's servers start without a line each; later ones are logged.
+  private applied = false;
 
   constructor(
     private readonly table: StateTable,
@@ -33,12 +35,14 @@ export class BackendRegistry {
     const log = this.options.log;
     const seen = new Set<string>();
     const stops: Promise<void>[] = [];
+    const wasDisabled = new Set(this.table.disabled);
     this.table.disabled.clear();
     for (const slot of config.servers) {
       seen.add(slot.name);
       for (const warning of slot.warnings) this.warnOnce(warning);
       if (slot.disabled) {
         this.table.disabled.add(slot.name);
+        if (this.handles.has(slot.name)) log.info({ backend: slot.name }, 'server disabled in the configuration: stopping it');
         stops.push(this.remove(slot.name));
         continue;
       }
@@ -50,16 +54,23 @@ export class BackendRegistry {
       const change = current ? specChange(current.spec, slot.spec) : 'restart';
       if (current && change === 'none') continue;
       if (current && change === 'metadata') {
+        const changed = changedKeys(current.spec, slot.spec);
         current.updateMetadata(slot.spec);
-        log.info({ backend: slot.name }, 'server metadata changed: applied without a restart');
+        log.info({ backend: slot.name, changed }, 'server metadata changed: applied without a restart');
         this.options.onChange?.(slot.name);
         continue;
       }
+      // Key names only: their values may be secrets.
+      if (current) log.info({ backend: slot.name, changed: changedKeys(current.spec, slot.spec) }, 'server changed in the configuration: restarting it');
+      else if (this.applied) log.info({ backend: slot.name }, wasDisabled.has(slot.name) ? 'server enabled in the configuration: starting it' : this.table.backends.has(slot.name) ? 'server entry is valid now: starting it' : 'server added to the configuration: starting it');
       stops.push(this.replace(slot.name, new BackendHandle(slot.spec, this.options)));
     }
     for (const name of [...this.handles.keys(), ...this.table.backends.keys()]) {
-      if (!seen.has(name)) stops.push(this.remove(name));
+      if (seen.has(name)) continue;
+      if (this.handles.has(name)) log.info({ backend: name }, 'server removed from the configuration: stopping it');
+      stops.push(this.remove(name));
     }
+    this.applied = true;
     this.table.configuration = {
       loaded: true,
       serverCount: config.servers.length,

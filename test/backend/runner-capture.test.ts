@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StderrCapture } from '../../lib/backend/stderr-capture.ts';
 import { DEFAULT_STDERR_LIMITS } from '../../lib/shared/stderr-limits.ts';
-import { backendFixture, harness, stdioSpec } from './helpers/runner-harness.ts';
+import { backendFixture, harness, STDIO_SERVER, stdioSpec } from './helpers/runner-harness.ts';
 
 // Counts the captures closed while a test runs (the capture's ticker is internal to it).
 function closedCaptures(): { count: () => number; restore: () => void } {
@@ -62,13 +62,23 @@ test('runner capture :: the runner starts with its stderr limits and switches th
     assert.ok(steady() >= 40, 'more than the default 20 lines: the runner took its limits');
     h.runner.setStderrLimits({ ...DEFAULT_STDERR_LIMITS, linesPerWindow: 2, windowSeconds: 60, summaryIntervalSeconds: 1 });
     const changed = h.logs.findIndex((l) => l.msg.startsWith('stderr limits changed'));
-    assert.ok(changed >= 0);
+    assert.is(h.logs[changed]?.msg, 'stderr limits changed: the new quota applies now, without a restart');
     assert.equal(h.logs[changed]!.stderrLimits, { ...DEFAULT_STDERR_LIMITS, linesPerWindow: 2, windowSeconds: 60, summaryIntervalSeconds: 1 });
     for (let i = 0; i < 300 && !h.logs.slice(changed).some((l) => l.suppressed !== undefined); i++) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 300));
     assert.is(steady(changed), 2, 'two lines in the new window, then only summaries');
     assert.ok(h.logs.slice(changed).some((l) => /^suppressed \d+ lines$/.test(l.msg)));
     assert.is(h.events.filter((e) => e.type === 'connecting').length, 1, 'the child was not restarted');
+  } finally {
+    await h.close();
+  }
+});
+
+test("runner capture :: new stderr limits for a server whose stderr is not captured say they are not used", async () => {
+  const h = harness(stdioSpec('quiet', STDIO_SERVER, { stderr: 'ignore' }));
+  try {
+    h.runner.setStderrLimits({ ...DEFAULT_STDERR_LIMITS, linesPerWindow: 2 });
+    assert.ok(h.logs.some((l) => l.msg === 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is not "pipe")' && l.stderr === 'ignore'), JSON.stringify(h.logs));
   } finally {
     await h.close();
   }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { specChange } from '../../lib/config/spec-diff.ts';
+import { changedKeys, specChange } from '../../lib/config/spec-diff.ts';
 import type { StdioSpec } from '../../lib/config/types.ts';
 
 const base: StdioSpec = {
@@ -30,5 +30,11 @@ test('spec-diff :: stderrLimits changed or removed → metadata', () => {
   const limited: StdioSpec = { ...base, stderrLimits: { linesPerWindow: 2 } };
   assert.is(specChange(limited, { ...base, stderrLimits: { linesPerWindow: 3 } }), 'metadata');
   assert.is(specChange(limited, base), 'metadata');
+});
+test('spec-diff :: changedKeys names the keys that differ, added and removed ones too, sorted, never values', () => {
+  assert.equal(changedKeys(base, base), []);
+  assert.equal(changedKeys(base, { ...base, env: { A: 'secret' }, args: ['x'], tags: base.tags }), ['args', 'env']);
+  assert.equal(changedKeys(base, { ...base, stderrLimits: { lineBytes: 1 } }), ['stderrLimits']);
+  assert.equal(changedKeys({ ...base, nice: 5 }, base), ['nice']);
 });
 test.run();

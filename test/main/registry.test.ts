@@ -38,7 +38,7 @@ const spec = (name: string, extra: Partial<BackendSpec> = {}): BackendSpec =>
 
 const config = (...specs: BackendSpec[]): LoadedConfig => ({ file: '/x/mcp.json', dir: '/x', warnings: [], servers: specs.map((s) => ({ name: s.name, disabled: false, tags: s.tags, spec: s, warnings: [] })) });
 
-function registry(options: { worker?: { file: string; workerData: Record<string, unknown> }; starts?: StartQueue } = {}) {
+function registry(options: { worker?: { file: string; workerData: Record<string, unknown> }; starts?: StartQueue; log?: pino.Logger } = {}) {
   const table = new StateTable();
   const facts: string[] = [];
   const downs: string[] = [];
@@ -71,10 +71,14 @@ function zombieChildren(pids: Set<number>): number[] {
   }).map(Number);
 }
 
-test('registry :: starts, applies a metadata change without a restart, replaces a changed backend, removes a gone one', async () => {
-  const { table, reg, facts } = registry();
+test('registry :: starts, applies a metadata change without a restart, replaces a changed backend, removes a gone one; each said in the log by name', async () => {
+  const lines: { backend?: string; changed?: string[]; msg: string }[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const said = () => lines.filter((l) => l.backend && /^server /.test(l.msg)).map((l) => [l.backend, l.msg, l.changed]);
+  const { table, reg, facts } = registry({ log });
   try {
     await reg.apply(config(spec('a'), spec('b')));
+    assert.equal(said(), [], 'the first configuration starts its servers without a line each');
     await poll(async () => ['a', 'b'].every((n) => table.backends.get(n)?.phase === 'connected'), 'both connected', 20_000);
     const pid = table.backends.get('a')!.pid;
     assert.is(table.backends.get('a')!.counts?.tools, 6, 'counts only on the main thread');
@@ -84,8 +88,17 @@ test('registry :: starts, applies a metadata change without a restart, replaces 
     assert.is(table.backends.get('a')!.pid, pid, 'tags and disabledTools apply without a restart');
     assert.equal(table.backends.get('a')!.tags, ['new']);
     await poll(async () => table.backends.get('b')?.phase === 'connected', 'b replaced and connected', 20_000);
-    await reg.apply(config(spec('a', { tags: ['new'], disabledTools: ['env'] })));
+    assert.equal(said(), [
+      ['a', 'server metadata changed: applied without a restart', ['disabledTools', 'tags']],
+      ['b', 'server changed in the configuration: restarting it', ['args']],
+    ]);
+    lines.length = 0;
+    await reg.apply(config(spec('a', { tags: ['new'], disabledTools: ['env'] }), spec('c')));
     assert.not.ok(table.backends.has('b'), 'b removed');
+    assert.equal(said(), [
+      ['c', 'server added to the configuration: starting it', undefined],
+      ['b', 'server removed from the configuration: stopping it', undefined],
+    ]);
   } finally {
     await reg.stopAll();
   }
