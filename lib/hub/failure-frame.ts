@@ -20,9 +20,18 @@ export function requestIds(body: unknown): (string | number)[] {
   return ids;
 }
 
+function hubFailedError(id: string | number): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode(Code.hub_failed), message: Messages.hubFailed } });
+}
+
+/** stdio mode: what stdout gets if the hub dies now, one JSON-RPC error line per request owed; null: nothing owed. */
+export function failureLines(ids: Iterable<string | number>): string | null {
+  const lines = [...ids].map((id) => `${hubFailedError(id)}\n`);
+  return lines.length ? lines.join('') : null;
+}
+
 function frameFor(ids: Iterable<string | number>): string | undefined {
-  const error = { code: rpcCode(Code.hub_failed), message: Messages.hubFailed };
-  const events = [...ids].map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+  const events = [...ids].map((id) => `event: message\ndata: ${hubFailedError(id)}\n\n`);
   // The blank lines first end an event the hub may have left unfinished.
   return events.length ? `\n\n${events.join('')}` : undefined;
 }

@@ -66,6 +66,8 @@ export type PumpServer = {
   creditStdin(bytes: number): void;
   /** stdio mode: the last stdout bytes have been sent. */
   endStdout(): void;
+  /** stdio mode: what stdout gets if this hub dies now; null: nothing. */
+  setStdoutFailure(failure: string | null): void;
 };
 
 type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { credit: true };
@@ -230,6 +232,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     },
     endStdout() {
       post({ type: 'stdoutEnd' });
+    },
+    setStdoutFailure(failure) {
+      post({ type: 'stdoutFailure', failure });
     },
   };
 

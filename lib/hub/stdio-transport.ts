@@ -17,6 +17,7 @@ import {
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
+import { failureLines } from './failure-frame.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -25,6 +26,8 @@ export type StdioChannel = {
   creditStdin(bytes: number): void;
   /** Nothing more will be written: what was is the client's last answer. */
   endStdout(): void;
+  /** What the main thread writes to stdout if the hub dies now (the requests owed, failed); null: nothing. */
+  setStdoutFailure(failure: string | null): void;
 };
 
 // Ends with the connection, never with an answer: not owed when stdin ends.
@@ -51,6 +54,8 @@ export class ChannelStdioTransport implements Transport {
   private inputEnded = false;
   // Requests read and not answered yet (nor cancelled by the client).
   private readonly owed = new Set<string | number>();
+  // The owed set changed since the main thread last heard: told once per turn, not per change.
+  private failureStale = false;
   // Questions sent to the client and not answered yet.
   private readonly asked = new Set<string | number>();
 
@@ -127,15 +132,32 @@ export class ChannelStdioTransport implements Transport {
       this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
-    if (isJSONRPCRequest(message) && !LONG_LIVED.has(message.method)) this.owed.add(message.id);
+    if (isJSONRPCRequest(message) && !LONG_LIVED.has(message.method)) this.owe(message.id);
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
     // A cancelled request gets no answer (MCP): nothing is owed for it any more.
     if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
     this.deliver(message);
   }
 
+  private owe(id: string | number): void {
+    this.owed.add(id);
+    this.failureChanged();
+  }
+
   private forget(id: unknown): void {
-    if ((typeof id === 'string' || typeof id === 'number') && this.owed.delete(id)) this.closeIfDone();
+    if (!(typeof id === 'string' || typeof id === 'number') || !this.owed.delete(id)) return;
+    this.failureChanged();
+    this.closeIfDone();
+  }
+
+  // If the hub dies, the main thread (which never parses stdio) answers what is owed with these lines.
+  private failureChanged(): void {
+    if (this.failureStale) return;
+    this.failureStale = true;
+    queueMicrotask(() => {
+      this.failureStale = false;
+      this.channel.setStdoutFailure(this.closed ? null : failureLines(this.owed));
+    });
   }
 
   private deliver(message: JSONRPCMessage): void {

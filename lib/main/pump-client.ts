@@ -49,6 +49,8 @@ export class PumpClient {
   onStdout?: (chunk: Uint8Array, written: () => void) => void;
   onStdinCredit?: (bytes: number) => void;
   onStdoutEnd?: () => void;
+  /** What stdout gets if this hub dies now (the hub's own words: never parsed here). */
+  stdoutFailure: string | null = null;
 
   constructor(
     private readonly port: MessagePort,
@@ -187,6 +189,9 @@ export class PumpClient {
       }
       case 'stdoutEnd':
         this.onStdoutEnd?.();
+        return;
+      case 'stdoutFailure':
+        this.stdoutFailure = message.failure;
         return;
       case 'stdinCredit':
         this.onStdinCredit?.(message.bytes);

@@ -96,9 +96,11 @@ export class StdioBridge {
     else if (this.unacked < PUMP_WINDOW_BYTES) this.streams.stdin.resume();
   }
 
-  /** Hub 0 went down: stdin waits for the next one; after EOF, what it owed is lost with it. */
+  /** Hub 0 went down: the requests it owed fail (its own error lines); stdin waits for the next one, or after EOF the service ends. */
   detach(): void {
+    const failure = this.pump?.stdoutFailure;
     this.pump = null;
+    if (failure && !this.outputGone) this.streams.stdout.write(failure);
     if (this.ended) this.finish('stdin closed; the MCP hub stopped before it had answered');
   }
 }

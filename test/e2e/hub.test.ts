@@ -4,6 +4,7 @@
 // back), two hubs, and the priorities of every thread and process.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -17,7 +18,7 @@ import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
 import { parseAutogroup } from '../../lib/shared/priority.ts';
 import { descendants } from '../helpers/processes.ts';
-import { FIXTURE_SERVER, poll, ROOT, type Service, startService, writeConfig } from '../helpers/service.ts';
+import { FIXTURE_SERVER, poll, ROOT, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const node = process.execPath;
 const fixture = (extra: Record<string, unknown> = {}) => ({ command: node, args: [FIXTURE_SERVER], ...extra });
@@ -182,6 +183,56 @@ One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes 
 });
 
 One.run();
+
+// ---------------------------------------------------------------------------------------------
+const Stdio = suite('e2e hub (stdio mode, a hub that can be made to crash)');
+
+Stdio('hub :: in stdio mode, a hub that dies fails the calls it owed with an error line each; the next hub serves the same client', async () => {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  writeConfig(configFile, { mcpServers: { fixture: fixture() } });
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts'), '--transport', 'stdio', '--port', '0', '--config', configFile], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const answers = new Map<number, { result?: { content: unknown }; error?: { code: number; message: string } }>();
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+    let nl: number;
+    while ((nl = out.indexOf('\n')) !== -1) {
+      const message = JSON.parse(out.slice(0, nl));
+      out = out.slice(nl + 1);
+      if ('id' in message) answers.set(message.id, message);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  try {
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-crash', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await poll(async () => answers.has(1) && /backend connected/.test(err), 'initialized, backend connected', 20_000);
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_slow', arguments: { steps: 20, delayMs: 500 } } });
+    await new Promise((r) => setTimeout(r, 500));
+    send({ jsonrpc: '2.0', id: 3, method: 'ping', params: { note: 'crash-hub' } });
+    const failed = await poll(async () => answers.get(2)?.error, 'the call in flight failed', 10_000);
+    assert.is(failed.code, -32603);
+    assert.match(failed.message, /stopped before it answered/);
+    await poll(async () => /hub restarted/.test(err), 'the hub back', 20_000);
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'after' } } });
+    const after = await poll(async () => answers.get(4), 'an answer from the next hub', 10_000);
+    assert.equal(after.result?.content, [{ type: 'text', text: 'after' }]);
+    child.stdin.end();
+    assert.is(await exited, 0, err);
+  } finally {
+    // A failed check still stops the service the normal way, so its backends end with it.
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  }
+});
+
+Stdio.run();
 
 // ---------------------------------------------------------------------------------------------
 const Two = suite('e2e hub (two hubs, priorities)');

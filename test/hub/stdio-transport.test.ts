@@ -8,12 +8,14 @@ import { ChannelStdioTransport, type StdioChannel } from '../../lib/hub/stdio-tr
 function setup() {
   const written: Record<string, unknown>[] = [];
   let ended = 0;
+  const failures: (string | null)[] = [];
   const channel: StdioChannel = {
     async writeStdout(chunk) {
       for (const line of Buffer.from(chunk).toString().split('\n').filter(Boolean)) written.push(JSON.parse(line));
     },
     creditStdin: () => undefined,
     endStdout: () => void ended++,
+    setStdoutFailure: (failure) => void failures.push(failure),
   };
   const transport = new ChannelStdioTransport(channel, 1024 * 1024);
   const received: JSONRPCMessage[] = [];
@@ -22,7 +24,7 @@ function setup() {
   transport.onclose = () => void closed++;
   const stdin = (text: string) => channel.onStdin!(new TextEncoder().encode(text));
   const line = (message: object) => stdin(`${JSON.stringify(message)}\n`);
-  return { transport, channel, written, received, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
+  return { transport, channel, written, received, failures, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -128,6 +130,24 @@ test('stdio transport :: before stdin ends, answering everything does not close 
   await t.transport.send(result(1));
   await settle();
   assert.equal([t.closed(), t.ended()], [0, 0]);
+});
+
+test('stdio transport :: the main thread always knows what stdout gets if the hub dies: an error line per request owed, told once per turn', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.stdin(`${JSON.stringify(request(1))}\n${JSON.stringify(request('two' as unknown as number))}\n`);
+  await settle();
+  assert.is(t.failures.length, 1, 'two requests in one read: one message');
+  const lines = t.failures[0]!.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.equal(lines.map((l) => l.id), [1, 'two']);
+  assert.equal(lines[0].error.code, -32603);
+  assert.match(lines[0].error.message, /stopped before it answered/);
+  await t.transport.send(result(1));
+  await settle();
+  assert.equal(t.failures.at(-1)!.split('\n').filter(Boolean).map((l) => JSON.parse(l).id), ['two']);
+  await t.transport.send(result('two'));
+  await settle();
+  assert.is(t.failures.at(-1), null, 'nothing owed');
 });
 
 test.run();

@@ -89,6 +89,21 @@ test('stdio bridge :: stdin written and ended before hub 0 is up reaches it, its
   t.close();
 });
 
+test("stdio bridge :: hub 0 stopping fails the requests it owed with the error lines it left; stdin waits for the next hub", async () => {
+  const stdout = new PassThrough();
+  const t = setup(stdout);
+  let out = '';
+  stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  t.bridge.attach(t.pump);
+  t.send({ type: 'stdoutFailure', failure: '{"jsonrpc":"2.0","id":7,"error":{}}\n' });
+  await t.until(() => t.pump.stdoutFailure !== null, 'the failure lines');
+  t.bridge.detach();
+  await t.until(() => out.length > 0, 'stdout');
+  assert.is(out, '{"jsonrpc":"2.0","id":7,"error":{}}\n');
+  assert.equal(t.ends, [], 'stdin still open: the service goes on');
+  t.close();
+});
+
 test('stdio bridge :: hub 0 stopping after stdin ended ends the service: what it owed went with it', async () => {
   const t = setup();
   t.bridge.attach(t.pump);

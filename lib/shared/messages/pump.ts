@@ -64,4 +64,6 @@ export type PumpToMain =
   | { type: 'stdout'; chunk: Uint8Array }
   /** stdio mode: every answer owed after stdin's end has been sent; nothing more follows. */
   | { type: 'stdoutEnd' }
+  /** stdio mode: what the main thread writes to stdout if the hub dies now (an error line per request owed); null: nothing. */
+  | { type: 'stdoutFailure'; failure: string | null }
   | { type: 'stdinCredit'; bytes: number };
