@@ -81,8 +81,15 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
       case 'stopped':
         hubs.disconnected();
         return toMain(event);
-      default:
+      case 'connecting':
+      case 'ping':
+      case 'log':
+      case 'callHealth':
         return toMain(event);
+      default: {
+        const unknown: never = event;
+        log.error({ event: unknown }, 'protocol error: unknown runner event');
+      }
     }
   };
 

@@ -6,6 +6,7 @@
 // union tries a request and a notification first: for a 4 KiB tool answer that was the backend
 // worker's largest single cost (`benchmarks/call-cost.ts`).
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 export function parseJsonRpcLine(text: string): JSONRPCMessage {
   const value: unknown = JSON.parse(text);
@@ -13,12 +14,12 @@ export function parseJsonRpcLine(text: string): JSONRPCMessage {
 }
 
 function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const message = value as Record<string, unknown>;
+  if (!isPlainObject(value)) return false;
+  const message = value;
   let keys = 0;
   for (const _ in message) keys++;
   if (keys !== 3 || message.jsonrpc !== '2.0') return false;
   const { id, result } = message;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return false;
-  return typeof result === 'object' && result !== null && !Array.isArray(result) && !Object.hasOwn(result, '_meta');
+  return isPlainObject(result) && !Object.hasOwn(result, '_meta');
 }

@@ -25,7 +25,22 @@ export function maskEventSecrets<E extends WorkerEvent | RunnerEvent>(event: E, 
       return { ...e, msg: mask(e.msg), fields: maskDeep(e.fields, secrets) as Record<string, unknown> } as E;
     case 'backendLog':
       return { ...e, params: maskDeep(e.params, secrets) as Record<string, unknown> } as E;
-    default:
+    // No text of ours in these (what goes to clients is the backend's own content, as its results are).
+    case 'connecting':
+    case 'connected':
+    case 'inventory':
+    case 'stopped':
+    case 'progress':
+    case 'resourceUpdated':
+    case 'taskStatus':
+    case 'callHealth':
+    case 'ready':
+    case 'codeCache':
       return event;
+    default: {
+      // A new event must say here whether it carries text to mask.
+      const unknown: never = e;
+      return unknown;
+    }
   }
 }

@@ -123,6 +123,11 @@ export async function dispatchControlRequest(handlers: ControlHandlers, request:
       case 'tools':
         result = await handlers.tools(request.args as { server: string });
         break;
+      default: {
+        // parseControlRequest accepts only known ops: a new one must be handled here.
+        const unknown: never = request.op;
+        throw new ControlError('bad_request', `unknown op ${JSON.stringify(unknown)}`);
+      }
     }
     // `undefined` would vanish from the JSON; the response always carries `result`.
     return { id: request.id, ok: true, result: result ?? null };

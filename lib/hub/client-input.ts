@@ -4,7 +4,7 @@
 // cannot answer is refused to the backend with the error that client would give.
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
 import type { InputMethod, InputOutcome } from '../shared/messages/calls.ts';
-import type { InputAnswer } from './router.ts';
+import type { InputAnswer } from './link-types.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 
 type Capabilities = Record<string, unknown> | undefined;

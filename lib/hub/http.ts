@@ -10,7 +10,8 @@ import { Code, type ErrorCode, errorBody, httpStatus, jsonRpcErrorBody } from '.
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
-import type { InitialLoadGate, Router } from './router.ts';
+import type { InitialLoadGate } from './link-types.ts';
+import type { Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { withFailureFrame } from './failure-frame.ts';

@@ -4,7 +4,7 @@
 // then they are answered with what is there. A one-shot client no longer sees an empty list.
 import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress } from '../shared/status.ts';
-import type { InitialLoadGate } from './router.ts';
+import type { InitialLoadGate } from './link-types.ts';
 
 type Facts = Pick<BackendState, 'name' | 'phase' | 'firstConnect' | 'supervision'>;
 

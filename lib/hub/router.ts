@@ -4,7 +4,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendMethod, CallOutcome, InputMethod, InputOutcome, ProgressParams } from '../shared/messages/calls.ts';
+import type { BackendMethod } from '../shared/messages/calls.ts';
+import type { BackendLink, CallExtra, InitialLoadGate, LinkOutcome } from './link-types.ts';
 import type { RequestStatePayload, StateCodec } from './request-state.ts';
 import type { ResourceSubscriptions, Subscriber } from './subscriptions.ts';
 import type { BackendState } from '../shared/backend-state.ts';
@@ -15,26 +16,6 @@ import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri
 import type { TaskIdCodec } from './task-ids.ts';
 import { type TaskExtra, TaskRouter } from './task-router.ts';
 import type { TaskOwners } from './tasks.ts';
-
-/** How the session answers a backend's question: now, or by its call's own answer (input_required). */
-export type InputAnswer = { answer: InputOutcome } | { park: true };
-
-/** What goes with one call to a backend. */
-export type CallExtra = {
-  signal?: AbortSignal;
-  onProgress?: (progress: ProgressParams) => void;
-  /** What the client behind the call can answer (for 2026-07-28 backends). */
-  clientCapabilities?: Record<string, unknown>;
-  /** The client session the call belongs to (one object per 2025 session or stdio connection). */
-  session?: object;
-  /** The backend asks this call's client something (elicitation, sampling). */
-  onInputRequest?: (method: InputMethod, params: Record<string, unknown>) => Promise<InputAnswer>;
-  /** The backend's task this call (a tasks/result) waits for: that task's questions are its own. */
-  relatedTask?: string;
-};
-
-/** A call's outcome, or its question parked in the backend's worker until a retry answers it. */
-export type LinkOutcome = CallOutcome | { parked: { parkId: number; method: InputMethod; params: Record<string, unknown> } };
 
 /** A routed request: the call, what the hub keeps of it, and its task facts (TaskExtra). */
 export type RouteExtra = CallExtra & TaskExtra & {
@@ -47,33 +28,8 @@ export type RouteExtra = CallExtra & TaskExtra & {
   retry?: { state: RequestStatePayload; inputResponses: Record<string, unknown> };
 };
 
-
-
-/** What the router needs of one backend: its worker, reached by request. */
-export interface BackendLink {
-  /** The backend's worker (a question parked in an older one is void). */
-  readonly worker: number;
-  /** The worker's current connection to the backend (a task of an older one is gone). */
-  readonly connection: number;
-  /** Never rejects: failures come back as `{ok: false, error}`. */
-  request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra): Promise<LinkOutcome>;
-  /** A retry that answers a parked question. */
-  resume(parkId: number, answer: InputOutcome, extra: CallExtra): Promise<LinkOutcome>;
-  subscribe(uri: string): Promise<LinkOutcome>;
-  unsubscribe(uri: string): void;
-  /** The question of the backend's task parked in the worker (`{parkId, method, params}` or `{}`). */
-  parkedFor(taskId: string): Promise<LinkOutcome>;
-}
-
 /** The key of the one question a parked call asks its client. */
 export const INPUT_KEY = 'input';
-
-/** The start-up wait (issue 12): requests for a backend on its first connect wait for the initial load. */
-export interface InitialLoadGate {
-  /** Resolves when every enabled backend's first attempt ended, or the initial wait is over. */
-  settled(): Promise<void>;
-  isSettled(): boolean;
-}
 
 export type RouterOptions = {
   catalog: Catalog;
@@ -257,7 +213,6 @@ export class Router {
     const result = await this.send(target, 'tools/call', params, extra);
     return this.tasks.adopt(target, result, extra) ?? qualifyToolResult(target.backend.name, result);
   }
-
 
   async getPrompt(qualified: string, args: Record<string, string> | undefined, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('prompt', qualified, filter);

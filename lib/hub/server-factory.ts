@@ -8,6 +8,7 @@ import type { ProgressParams } from '../shared/messages/calls.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-tools.ts';
 import { paginate } from './pagination.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 import type { RequestStatePayload } from './request-state.ts';
 import type { RouteExtra, Router } from './router.ts';
 import { askClient, clientCapabilities } from './client-input.ts';
@@ -154,7 +155,7 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
         if (name === 'tool_schema') return toolSchema(args, view());
         const tool = findTool(args, view());
         const inner = args.arguments;
-        if (inner !== undefined && (typeof inner !== 'object' || inner === null || Array.isArray(inner))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
+        if (inner !== undefined && !isPlainObject(inner)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
         return call(ctx, tool.name, inner as Record<string, unknown> | undefined, taskOf(req.params));
       }
       return call(ctx, name, req.params.arguments, taskOf(req.params));

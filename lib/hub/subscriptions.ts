@@ -6,7 +6,7 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { qualify } from '../shared/names.ts';
 import { sanitize } from '../shared/sanitize.ts';
-import type { LinkOutcome } from './router.ts';
+import type { LinkOutcome } from './link-types.ts';
 
 /** A client that takes `notifications/resources/updated` (a 2025 session, a listen stream). */
 export type Subscriber = { resourceUpdated(clientUri: string): void };

@@ -22,7 +22,6 @@ export type HubHandleOptions = {
   onUp: (hub: HubHandle) => void;
   /** The hub died; it is being restarted. */
   onDown?: (hub: HubHandle) => void;
-  workerResourceLimits?: { maxYoungGenerationSizeMb: number };
   /** A worker entry in place of workers/hub.ts (tests: fixtures named after a failure). */
   worker?: { file: string; workerData: Record<string, unknown> };
 };
@@ -85,7 +84,6 @@ export class HubHandle {
       name: `hub:${this.index}`,
       stdout: true,
       stderr: true,
-      ...(this.options.workerResourceLimits ? { resourceLimits: this.options.workerResourceLimits } : {}),
     });
     this.generation++;
     this.worker = worker;

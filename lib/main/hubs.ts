@@ -33,7 +33,6 @@ export type HubPoolOptions = {
   wireBackends: (hub: HubHandle) => void;
   onUp?: (hub: HubHandle) => void;
   onDown?: (hub: HubHandle) => void;
-  workerResourceLimits?: { maxYoungGenerationSizeMb: number };
   /** A hub worker entry in place of workers/hub.ts (tests). */
   worker?: { file: string; workerData: Record<string, unknown> };
 };
@@ -71,7 +70,6 @@ export class HubPool {
               this.release();
             },
             ...(options.onDown ? { onDown: options.onDown } : {}),
-            ...(options.workerResourceLimits ? { workerResourceLimits: options.workerResourceLimits } : {}),
             ...(options.worker ? { worker: options.worker } : {}),
           },
         ),

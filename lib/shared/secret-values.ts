@@ -3,7 +3,7 @@
 // Authorization, X-Api-Key, ...). A backend that prints one in another shape (`auth failed for
 // key <value>`) would otherwise put it in the log, the health output and `agent mcp status`: its
 // worker masks them in whatever it reports, before anything cuts or folds the text. Pure.
-import type { BackendSpec } from '../config/types.ts';
+import type { BackendSpec } from './backend-spec.ts';
 
 /** Name parts that mark a secret (a whole part: `GIT_AUTHOR_NAME` and `TOKENIZER` are not secrets). */
 const SECRET_PARTS = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pass', 'credential', 'credentials', 'cookie', 'auth', 'authorization', 'sig', 'signature', 'pat', 'jwt']);

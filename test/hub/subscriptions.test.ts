@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ResourceSubscriptions } from '../../lib/hub/subscriptions.ts';
-import type { LinkOutcome } from '../../lib/hub/router.ts';
+import type { LinkOutcome } from '../../lib/hub/link-types.ts';
 
 function link(answer: LinkOutcome = { ok: true, result: {} }) {
   const asked: string[] = [];

@@ -7,22 +7,33 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FORBIDDEN_PACKAGES = [/^@modelcontextprotocol\//, /^zod(\/|$)/];
 const FORBIDDEN_DIRS = ['lib/hub/', 'lib/backend/', 'workers/'];
 
-// Specifiers of the imports a module performs at run time.
-export function runtimeImports(source: string, { dynamic = true } = {}): string[] {
+// Specifiers of the imports a module performs at run time (with `types`, type-only ones too), read by TypeScript's own parser (a
+// regex can be led across statements). Under verbatimModuleSyntax only `import type` and
+// `export type` are erased: `import { type C }` still loads its module.
+export function runtimeImports(source: string, { dynamic = true, types = false } = {}): string[] {
   const found: string[] = [];
-  const statement = /^\s*(import|export)\s+([\s\S]*?)\s+from\s+['"]([^'"]+)['"]/gm;
-  for (const m of source.matchAll(statement)) {
-    const clause = m[2]!.trim();
-    if (clause.startsWith('type ')) continue;
-    found.push(m[3]!);
-  }
-  for (const m of source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) found.push(m[1]!);
-  if (dynamic) for (const m of source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push(m[1]!);
+  const file = ts.createSourceFile('module.ts', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const specifier = (node: ts.Expression | undefined) => (node && ts.isStringLiteral(node) ? node.text : null);
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && (types || !node.importClause?.isTypeOnly)) {
+      const name = specifier(node.moduleSpecifier);
+      if (name) found.push(name);
+    } else if (ts.isExportDeclaration(node) && (types || !node.isTypeOnly)) {
+      const name = specifier(node.moduleSpecifier);
+      if (name) found.push(name);
+    } else if (dynamic && ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const name = specifier(node.arguments[0]);
+      if (name) found.push(name);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return found;
 }
 
@@ -60,8 +71,38 @@ test('import graph :: the scanner sees static, dynamic and re-exported imports, 
   assert.equal(runtimeImports(source).sort(), ['./a.ts', './c.ts', './e.ts', './g.ts', './h.ts', 'zod']);
 });
 
+test('import graph :: a type declaration before an import does not hide it; an import of types only still loads its module', () => {
+  const source = `export type Probe = 1;\nimport { startHub } from '../hub/hub.ts';\nimport { type Only } from './only.ts';\nconst s = "import x from './in-a-string.ts'";`;
+  assert.equal(runtimeImports(source).sort(), ['../hub/hub.ts', './only.ts']);
+});
+
 test('import graph :: `agent serve` on the main thread loads no SDK, no zod, no hub or worker code', () => {
   assert.equal(walk(path.join(ROOT, 'bin/agent.ts'), { dynamic: false }), []);
+});
+
+// Modules that import each other, even for types only, are one module in two files: the layout
+// (issue 13) keeps every folder's dependencies one way.
+test('import graph :: no import cycles among lib/ and workers/ modules, type-only imports included', () => {
+  const modules = ['lib', 'workers'].flatMap((dir) =>
+    fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, dir, f)),
+  );
+  const edges = new Map(
+    modules.map((file) => [file, runtimeImports(fs.readFileSync(file, 'utf8'), { types: true }).filter((s) => s.startsWith('.')).map((s) => path.resolve(path.dirname(file), s))]),
+  );
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, chain: string[]) => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      cycles.push([...chain.slice(chain.indexOf(file)), file].map((f) => path.relative(ROOT, f)).join(' → '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of edges.get(file) ?? []) visit(next, [...chain, file]);
+    state.set(file, 'done');
+  };
+  for (const file of modules) visit(file, []);
+  assert.equal(cycles, []);
 });
 
 for (const file of mainThreadModules) {

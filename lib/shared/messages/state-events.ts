@@ -2,7 +2,7 @@
 // built from) and what the main thread asks of it (over comlink). Calls do not come this way:
 // they go between the hubs and the worker directly (calls.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { BackendSpec } from '../../config/types.ts';
+import type { BackendSpec } from '../backend-spec.ts';
 import type { LogLevel } from '../logger.ts';
 import type { StderrLimits } from '../stderr-limits.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from './calls.ts';
