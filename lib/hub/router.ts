@@ -63,10 +63,10 @@ function withoutEnvelope(result: Record<string, unknown>): Record<string, unknow
 }
 
 export class Router {
-  // Per backend, the sessions with calls in flight there (and how many): a backend's log
-  // message goes to a session only when it is the only one (one user's activity must not
-  // reach another).
-  private readonly inflight = new Map<string, Map<object, { calls: number; deliver: (params: Record<string, unknown>) => void }>>();
+  // Per backend, the clients with calls in flight there (and how many), those that take no log
+  // messages too: a backend's log message goes to a session only when it is the only client
+  // calling that backend (one user's activity must not reach another).
+  private readonly inflight = new Map<string, Map<object, { calls: number; deliver: ((params: Record<string, unknown>) => void) | null }>>();
 
   /** tasks/* and task handles (task-router.ts). */
   readonly tasks: TaskRouter<BackendLink, RouteExtra>;
@@ -95,8 +95,8 @@ export class Router {
   backendLog(backend: string, params: Record<string, unknown>): void {
     const sessions = this.inflight.get(backend);
     if (sessions?.size === 1) {
-      for (const { deliver } of sessions.values()) deliver(params);
-      return;
+      const deliver = sessions.values().next().value?.deliver;
+      if (deliver) return deliver(params);
     }
     this.options.logUnrouted(backend, params);
   }
@@ -150,22 +150,25 @@ export class Router {
     return { ...found, link };
   }
 
-  private track(backend: string, sink: NonNullable<RouteExtra['logSink']>): () => void {
+  // A call without a log sink counts under its session, or as a client of its own.
+  private track(backend: string, extra: RouteExtra): () => void {
+    const key = extra.logSink?.session ?? extra.session ?? {};
     let sessions = this.inflight.get(backend);
     if (!sessions) this.inflight.set(backend, (sessions = new Map()));
-    const entry = sessions.get(sink.session) ?? { calls: 0, deliver: sink.deliver };
+    const entry = sessions.get(key) ?? { calls: 0, deliver: null };
+    entry.deliver ??= extra.logSink?.deliver ?? null;
     entry.calls++;
-    sessions.set(sink.session, entry);
+    sessions.set(key, entry);
     return () => {
       if (--entry.calls > 0) return;
-      sessions.delete(sink.session);
+      sessions.delete(key);
       if (sessions.size === 0) this.inflight.delete(backend);
     };
   }
 
   private async send(target: Target, method: BackendMethod, params: Record<string, unknown>, extra: RouteExtra): Promise<Record<string, unknown>> {
     const name = target.backend.name;
-    const untrack = extra.logSink ? this.track(name, extra.logSink) : () => undefined;
+    const untrack = this.track(name, extra);
     // What goes to the backend link: everything but the hub-side log sink, retry and task facts.
     const { logSink: _sink, retry: _retry, modern: _modern, taskOwner: _owner, taskRequest: _task, ...callExtra } = extra;
     let outcome: LinkOutcome;
