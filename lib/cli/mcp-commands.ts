@@ -5,7 +5,7 @@ import { formatProblem } from '../config/errors.ts';
 import { loadConfig } from '../config/load.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { EXIT_NO_SERVICE, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE } from '../shared/errors.ts';
+import { EXIT_NO_SERVICE, EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, exitCode } from '../shared/errors.ts';
 import { effectiveEntry, effectiveText } from './effective-config.ts';
 import { liveText, operatorView } from './status-text.ts';
 import { table } from './table.ts';
@@ -23,7 +23,8 @@ const noService = (target: Target, what: string): CommandResult => ({
   stderr: `agent: no running service found for ${target.location.dir} (control socket ${target.socket}); ${what} needs \`agent serve\` running\n`,
 });
 
-export const failure = (answer: { code: string; message: string }): CommandResult => ({ code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${answer.message}\n` });
+/** A failure the service (or the control bus) reported: the exit code its catalogue code says. */
+export const failure = (answer: { code: string; message: string }): CommandResult => ({ code: exitCode(answer.code), stdout: '', stderr: `agent: ${answer.message}\n` });
 
 /** A usage error (exit 2); `help` is the command line that shows the usage, e.g. `agent mcp restart --help`. */
 export const usage = (message: string, help: string): CommandResult => ({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${message}\nRun \`${help}\` for usage.\n` });

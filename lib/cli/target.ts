@@ -8,6 +8,7 @@ import { findServices, type ServiceRecord } from '../control/discovery.ts';
 import type { ControlOp } from '../control/protocol.ts';
 import { socketPath } from '../control/server.ts';
 import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
+import { AgentError, Code } from '../shared/errors.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
 export type LocationFlags = { config?: string | undefined; 'config-dir'?: string | undefined };
@@ -44,7 +45,8 @@ export async function ask(target: Pick<Target, 'socket'>, op: ControlOp, args: R
     return response.ok ? { kind: 'ok', result: response.result } : { kind: 'error', code: response.error.code, message: redactCredentials(response.error.message) };
   } catch (error) {
     if (error instanceof NoServiceError) return { kind: 'none' };
-    return { kind: 'error', code: 'internal', message: redactCredentials(error) };
+    // A control_timeout, unsafe_path or bad_response keeps its catalogue code.
+    return { kind: 'error', code: error instanceof AgentError ? error.code : Code.internal, message: redactCredentials(error) };
   }
 }
 

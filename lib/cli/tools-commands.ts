@@ -11,7 +11,7 @@ import { formatProblem } from '../config/errors.ts';
 import { parseJsonStrict } from '../config/parse-json.ts';
 import type { ConfigLocation } from '../config/paths.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { EXIT_OK, EXIT_RUNTIME } from '../shared/errors.ts';
+import { Code, EXIT_OK, EXIT_RUNTIME } from '../shared/errors.ts';
 import { type CommandResult, failure, noted, usage } from './mcp-commands.ts';
 import { type Answer, ask, findTarget, type LocationFlags, type Target } from './target.ts';
 import { table } from './table.ts';
@@ -125,8 +125,8 @@ async function list(target: Target, server: string, flags: ToolsListFlags): Prom
   if (answer.kind === 'none') return configuredList(location, server, flags, 'Service not running.');
   // The service runs but has no live backend of that name: disabled, a template (not served),
   // or not (yet) in the configuration it loaded. The file decides whether the name exists.
-  if (answer.code === 'not_running') return configuredList(location, server, flags, `Server '${server}' is disabled in the running service: no live inventory.`);
-  if (answer.code === 'unknown_server') return configuredList(location, server, flags, `The running service has no backend '${server}' (not served, or not loaded yet): no live inventory.`);
+  if (answer.code === Code.not_running) return configuredList(location, server, flags, `Server '${server}' is disabled in the running service: no live inventory.`);
+  if (answer.code === Code.unknown_server) return configuredList(location, server, flags, `The running service has no backend '${server}' (not served, or not loaded yet): no live inventory.`);
   return failure(answer);
 }
 
@@ -185,7 +185,7 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
     outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
-    if (error.code === 'bad_tool_name') return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);
+    if (error.code === Code.bad_tool_name) return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);
     return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${error.message}\n` };
   }
   let out = changeText(outcome, action, location.file);

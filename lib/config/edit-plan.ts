@@ -8,29 +8,19 @@ import { isPlainObject } from '../shared/plain-object.ts';
 import { formatProblem, jsonPath } from './errors.ts';
 import { detectFormatting, insert, removeElement } from './json-text-edit.ts';
 import { parseJsonStrict } from './parse-json.ts';
+import { AgentError, type ErrorCode } from '../shared/errors.ts';
 
 export type ToolAction = 'disable' | 'enable';
 export type RulesSection = 'mcpServers' | 'mcpTemplates';
 
-export type ConfigEditErrorCode =
-  /** The server name is in neither mcpServers nor mcpTemplates (exit 1). */
-  | 'unknown_server'
-  /** An empty tool name (a usage error, exit 2). */
-  | 'bad_tool_name'
-  /** The file cannot be read, is not valid JSON, or the entry is not editable (exit 1). */
-  | 'unreadable'
-  | 'not_editable'
-  /** Writing the backup or the file failed (exit 1). */
-  | 'write_failed';
+/** Codes of the catalogue (lib/shared/errors.ts) an edit fails with. */
+export type ConfigEditErrorCode = Extract<ErrorCode, 'unknown_server' | 'bad_tool_name' | 'unreadable' | 'not_editable' | 'write_failed'>;
 
-export class ConfigEditError extends Error {
+/** An edit of mcp.json that cannot be made; `code` says why, `exitCode(code)` what the CLI exits with. */
+export class ConfigEditError extends AgentError {
   override readonly name = 'ConfigEditError';
-  constructor(
-    readonly code: ConfigEditErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  constructor(code: ConfigEditErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }
 

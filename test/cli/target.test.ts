@@ -1,9 +1,11 @@
 // Which service the CLI talks to, and what it passes on of the service's error messages.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { failure } from '../../lib/cli/mcp-commands.ts';
 import { ask, findTarget } from '../../lib/cli/target.ts';
 import type { ServiceRecord } from '../../lib/control/discovery.ts';
 import { ControlError, type ControlHandlers } from '../../lib/control/protocol.ts';
@@ -49,6 +51,21 @@ test('target :: ask: error messages lose their credentials', async () => {
 
 test('target :: ask: no service is `none`', async () => {
   assert.equal(await ask({ socket: socketPath(tempDir()) }, 'status', {}), { kind: 'none' });
+});
+
+test('target :: ask: a control-bus failure keeps its catalogue code; the command exits as the catalogue says', async () => {
+  // A socket that answers with something that is not a control response.
+  const garbage = path.join(tempDir(), 'garbage.sock');
+  const listener = net.createServer((socket) => socket.end('not json\n'));
+  await new Promise<void>((resolve) => listener.listen(garbage, resolve));
+  try {
+    const answer = await ask({ socket: garbage }, 'status', {});
+    assert.equal(answer.kind === 'error' && answer.code, 'bad_response');
+    assert.is(failure(answer as { code: string; message: string }).code, 1);
+    assert.is(failure({ code: 'bad_tool_name', message: 'x' }).code, 2, 'a usage code exits 2');
+  } finally {
+    listener.close();
+  }
 });
 
 const record = (pid: number, root: string): ServiceRecord => ({
