@@ -87,7 +87,8 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
   const exchanges = new Map<number, Exchange>();
   const post = (message: PumpToMain, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let stdoutUnacked = 0;
-  let stdoutCredited: (() => void) | null = null;
+  // Every writer waiting for the window (several answers can be under way at once).
+  let stdoutWaiters: (() => void)[] = [];
 
   function start(message: Extract<PumpToHub, { type: 'request' }>): void {
     const exchange: Exchange = { abort: new AbortController(), pending: [], ended: message.ended, wake: null, unacked: 0, credited: null };
@@ -225,7 +226,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
       const owned = transferable(chunk);
       stdoutUnacked += owned.byteLength;
       post({ type: 'stdout', chunk: owned }, [owned.buffer as ArrayBuffer]);
-      while (stdoutUnacked >= PUMP_WINDOW_BYTES) await new Promise<void>((r) => (stdoutCredited = r));
+      while (stdoutUnacked >= PUMP_WINDOW_BYTES) await new Promise<void>((r) => stdoutWaiters.push(r));
     },
     creditStdin(bytes) {
       post({ type: 'stdinCredit', bytes });
@@ -285,8 +286,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         return;
       case 'stdoutCredit':
         stdoutUnacked -= message.bytes;
-        stdoutCredited?.();
-        stdoutCredited = null;
+        const waiting = stdoutWaiters;
+        stdoutWaiters = [];
+        for (const wake of waiting) wake();
         return;
       default: {
         const unknown: never = message;

@@ -30,6 +30,14 @@ export type StdioChannel = {
   setStdoutFailure(failure: string | null): void;
 };
 
+// An oversized line's head: a response says "result" or "error" before any "method" (a request's).
+function looksLikeResponse(head: Buffer): boolean {
+  const text = head.toString('latin1', 0, Math.min(head.length, 4096));
+  const answer = text.search(/"(result|error)"\s*:/);
+  const method = text.search(/"method"\s*:/);
+  return answer !== -1 && (method === -1 || answer < method);
+}
+
 // Ends with the connection, never with an answer: not owed when stdin ends.
 const LONG_LIVED = new Set(['subscriptions/listen']);
 // What a question to the client gets once stdin has ended (the SDK's "connection closed").
@@ -52,6 +60,8 @@ export class ChannelStdioTransport implements Transport {
   private waiting: Uint8Array[] | null = [];
   // stdin has ended: answer what was asked, then close.
   private inputEnded = false;
+  // Every line stdin brought has been read (after its end): only then can nothing more be owed.
+  private allRead = false;
   // Requests read and not answered yet (nor cancelled by the client).
   private readonly owed = new Set<string | number>();
   // The owed set changed since the main thread last heard: told once per turn, not per change.
@@ -91,6 +101,7 @@ export class ChannelStdioTransport implements Transport {
   private readLastLine(): void {
     const last = this.reader.end();
     if (last) this.onLine(last);
+    this.allRead = true;
     for (const id of this.asked) this.unanswerable(id);
     this.asked.clear();
     this.closeIfDone();
@@ -99,12 +110,17 @@ export class ChannelStdioTransport implements Transport {
   // A client whose stdin has ended cannot answer a question (elicitation, sampling, roots): the
   // question fails at once, so the call that asked it ends now, not at its timeout.
   private unanswerable(id: string | number): void {
-    queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'the client closed stdin: it cannot answer' } } as JSONRPCMessage));
+    this.failQuestion(id, CONNECTION_CLOSED, 'the client closed stdin: it cannot answer');
+  }
+
+  // The server hears an error answer to its question, as if the client had sent it.
+  private failQuestion(id: string | number, code: number, message: string): void {
+    queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage));
   }
 
   // After stdin's end, once nothing read waits for the server nor for its answer.
   private closeIfDone(): void {
-    if (!this.inputEnded || this.closed || this.backlog > 0 || this.owed.size > 0) return;
+    if (!this.allRead || this.closed || this.backlog > 0 || this.owed.size > 0) return;
     void this.close().then(() => this.channel.endStdout());
   }
 
@@ -112,7 +128,13 @@ export class ChannelStdioTransport implements Transport {
     if (this.closed) return;
     if (isOversized(line)) {
       const id = findJsonRpcId(line.head, line.tail);
-      this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`);
+      const limit = `over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`;
+      // The client's answer to our question fails that question; it is owed no answer itself.
+      if (id !== null && this.asked.has(id) && looksLikeResponse(line.head)) {
+        this.asked.delete(id);
+        return this.failQuestion(id, rpcCode(Code.message_too_large), `the client's answer of ${line.bytes} bytes is ${limit}`);
+      }
+      this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is ${limit}`);
       return;
     }
     const text = line.toString('utf8').replace(/\r$/, '');
@@ -199,6 +221,11 @@ export class ChannelStdioTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Requests still owed when the service stops (a signal, the drain's deadline) are told so.
+    const error = { code: rpcCode(Code.service_stopping), message: 'The service is shutting down: the request was not completed' };
+    for (const id of this.owed) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
+    if (this.owed.size) this.channel.setStdoutFailure(null);
+    this.owed.clear();
     this.closed = true;
     this.channel.onStdin = undefined;
     this.onclose?.();

@@ -46,6 +46,8 @@ export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
 /** After stdin's end (stdio mode), answers owed are awaited for the longest requestTimeout and this much more. */
 const STDIN_DRAIN_MARGIN_MS = 5_000;
+/** The drain's allowance while no configuration has loaded yet: decisions §2's default requestTimeout. */
+const DEFAULT_DRAIN_REQUEST_TIMEOUT_MS = 60_000;
 
 /** The whole shutdown: backends stop in parallel (2 s + 2 s grace, then SIGKILL), with room to spare. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -219,9 +221,14 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
 
   let finished: (code: 0 | 1) => void = () => undefined;
   const done = new Promise<0 | 1>((resolve) => (finished = resolve));
-  // After stdin's end the calls read by then may take up to their requestTimeout (a question to the client fails at once).
-  const drainMs = () => Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) + STDIN_DRAIN_MARGIN_MS;
-  const stdio = options.transport === 'stdio' ? new StdioBridge((reason) => void shutdown(reason).then(finished), { drainMs }) : null;
+  // After stdin's end the calls read by then may take up to their requestTimeout (a question to
+  // the client fails at once), counted from when they can be routed: not before the initial load
+  // (its wait included) is over. Before the configuration is loaded, the default requestTimeout.
+  const drainUntil = (endedAt: number) => {
+    const longest = reloader.attempted ? Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) : DEFAULT_DRAIN_REQUEST_TIMEOUT_MS;
+    return Math.max(endedAt, startedAt + options.initialWait) + longest + STDIN_DRAIN_MARGIN_MS;
+  };
+  const stdio = options.transport === 'stdio' ? new StdioBridge((reason) => void shutdown(reason).then(finished), { drainUntil }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 

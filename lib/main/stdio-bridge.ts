@@ -10,10 +10,14 @@ import type { PumpClient } from './pump-client.ts';
 export type StdioStreams = { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
 
 export type StdioBridgeOptions = {
-  /** How long the answers owed at EOF may take (read when stdin ends), ms. */
-  drainMs: () => number;
+  /**
+   * Until when (epoch ms) the answers owed at EOF may take, given when stdin ended. Asked again
+   * when that time comes, so a deadline first asked before the configuration loaded can grow.
+   */
+  drainUntil: (endedAt: number) => number;
   streams?: StdioStreams;
   timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(timer: unknown): void };
+  now?: () => number;
 };
 
 const realTimers = { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
@@ -43,12 +47,18 @@ export class StdioBridge {
       if (!this.pump) return this.pauseFor(chunk);
       this.send(chunk);
     });
+    const now = options.now ?? Date.now;
     const end = () => {
       if (this.ended) return;
       this.ended = true;
       this.pump?.stdinEnd();
-      const ms = this.options.drainMs();
-      this.drainTimer = this.timers.setTimeout(() => this.finish(`stdin closed; answers still owed ${ms} ms later were not sent`), ms);
+      const endedAt = now();
+      const wait = () => {
+        const left = this.options.drainUntil(endedAt) - now();
+        if (left > 0) this.drainTimer = this.timers.setTimeout(wait, left);
+        else this.finish(`stdin closed; answers still owed ${now() - endedAt} ms later were not sent`);
+      };
+      wait();
     };
     stdin.once('end', end);
     stdin.once('close', end);

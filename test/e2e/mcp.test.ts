@@ -375,7 +375,8 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
   const lines = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'piped', version: '1' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_slow', arguments: { steps: 3, delayMs: 300 } } },
+    // Longer than the drain's margin: the deadline counts from when calls can be routed, not from an EOF read before the configuration loaded.
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_slow', arguments: { steps: 6, delayMs: 1000 } } },
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'last' } } },
   ].map((m) => JSON.stringify(m));
   child.stdin.end(lines.join('\n'));
@@ -390,7 +391,7 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
   );
   assert.equal([...answers.keys()].sort(), [1, 2, 3]);
   assert.is(answers.get(1).result.serverInfo.name, 'agent');
-  assert.equal(answers.get(2).result.content, [{ type: 'text', text: 'done after 3 steps' }], 'the slow call finished after EOF');
+  assert.equal(answers.get(2).result.content, [{ type: 'text', text: 'done after 6 steps' }], 'the slow call finished after EOF');
   assert.equal(answers.get(3).result.content, [{ type: 'text', text: 'last' }]);
   assert.match(err, /"reason":"stdin closed"/);
 });

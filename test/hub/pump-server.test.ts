@@ -423,4 +423,18 @@ test('pump server :: stdio mode: stdin bytes reach the hub, stdout waits for cre
   p.close();
 });
 
+test('pump server :: stdio mode: several writers waiting for the window all go on once it is credited', async () => {
+  const p = setup(async () => new Response(null));
+  const done: number[] = [];
+  const writes = [0, 1, 2].map((i) => p.server.writeStdout(new Uint8Array(PUMP_WINDOW_BYTES)).then(() => void done.push(i)));
+  await p.until(() => p.received.filter((m) => m.type === 'stdout').length === 3, 'three stdout messages');
+  await tick(20);
+  assert.equal(done, [], 'all three wait');
+  p.send({ type: 'stdoutCredit', bytes: 3 * PUMP_WINDOW_BYTES });
+  await p.until(() => done.length === 3, 'every writer to go on');
+  await Promise.all(writes);
+  assert.equal(done.sort(), [0, 1, 2]);
+  p.close();
+});
+
 test.run();

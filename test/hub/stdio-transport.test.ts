@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { ChannelStdioTransport, type StdioChannel } from '../../lib/hub/stdio-transport.ts';
 
-function setup() {
+function setup(maxMessageBytes = 1024 * 1024) {
   const written: Record<string, unknown>[] = [];
   let ended = 0;
   const failures: (string | null)[] = [];
@@ -17,7 +17,7 @@ function setup() {
     endStdout: () => void ended++,
     setStdoutFailure: (failure) => void failures.push(failure),
   };
-  const transport = new ChannelStdioTransport(channel, 1024 * 1024);
+  const transport = new ChannelStdioTransport(channel, maxMessageBytes);
   const received: JSONRPCMessage[] = [];
   let closed = 0;
   transport.onmessage = (message) => void received.push(message);
@@ -148,6 +148,50 @@ test('stdio transport :: the main thread always knows what stdout gets if the hu
   await t.transport.send(result('two'));
   await settle();
   assert.is(t.failures.at(-1), null, 'nothing owed');
+});
+
+test('stdio transport :: a cancel read after stdin ended, before the server started, does not end the lines behind it', async () => {
+  const t = setup();
+  t.line(request(1));
+  t.line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+  t.line(request(2));
+  t.end();
+  await t.transport.start();
+  assert.equal(t.received.map((m) => (m as { id?: number }).id ?? (m as { method: string }).method), [1, 'notifications/cancelled', 2]);
+  await settle();
+  assert.is(t.closed(), 0, 'request 2 is owed');
+  await t.transport.send(result(2));
+  await settle();
+  assert.equal([t.closed(), t.ended()], [1, 1]);
+});
+
+test("stdio transport :: the client's oversized answer to our question fails the question; it gets no answer itself", async () => {
+  const t = setup(200);
+  await t.transport.start();
+  await t.transport.send({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} } as JSONRPCMessage);
+  t.line({ jsonrpc: '2.0', id: 0, result: { action: 'accept', content: { text: 'x'.repeat(300) } } });
+  await settle();
+  const failed = t.received as unknown as { id: number; error: { code: number; message: string } }[];
+  assert.equal(failed.map((m) => m.id), [0]);
+  assert.is(failed[0]!.error.code, -32600);
+  assert.match(failed[0]!.error.message, /^the client's answer of \d+ bytes is over the limit of 200 bytes/);
+  assert.equal(t.written.map((m) => m.id), [0], 'only our question went out: no error line for an id the client did not use');
+  // A request of the client's with that id, oversized, is still answered.
+  t.line({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { text: 'x'.repeat(300) } });
+  await settle();
+  assert.is((t.written.at(-1) as { error: { code: number } }).error.code, -32600);
+});
+
+test('stdio transport :: closed by a shutdown, it answers each request still owed with an error, and the failure lines go', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(1));
+  t.line(request(2));
+  await t.transport.send(result(2));
+  await t.transport.close();
+  await settle();
+  assert.equal(t.written.slice(1), [{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } }]);
+  assert.is(t.failures.at(-1), null, 'the main thread will not fail them again');
 });
 
 test.run();

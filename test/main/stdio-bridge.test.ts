@@ -16,10 +16,12 @@ function setup(stdout: Writable = new PassThrough()) {
   const send = (m: PumpToMain) => port2.postMessage(m);
   const stdin = new PassThrough();
   const ends: string[] = [];
-  // The drain deadline is a timer the test fires.
+  // The drain deadline is a timer the test fires, on a clock the test moves.
   const timers: { fn: () => void; ms: number; cleared: boolean }[] = [];
+  const clock = { now: 1_000, allowance: 65_000 };
   const bridge = new StdioBridge((reason) => void ends.push(reason), {
-    drainMs: () => 65_000,
+    drainUntil: (endedAt) => endedAt + clock.allowance,
+    now: () => clock.now,
     streams: { stdin, stdout },
     timers: {
       setTimeout: (fn, ms) => {
@@ -41,7 +43,7 @@ function setup(stdout: Writable = new PassThrough()) {
     port1.close();
     port2.close();
   };
-  return { pump, bridge, hub, send, stdin, stdout, ends, timers, until, close };
+  return { pump, bridge, hub, send, stdin, stdout, ends, timers, clock, until, close };
 }
 
 test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub has sent its last answer and stdout took it', async () => {
@@ -69,11 +71,30 @@ test('stdio bridge :: answers still owed at the deadline are given up, and the r
   t.bridge.attach(t.pump);
   t.stdin.end();
   await t.until(() => t.timers.length === 1, 'the deadline');
+  t.clock.now += 65_000;
   t.timers[0]!.fn();
   assert.equal(t.ends, ['stdin closed; answers still owed 65000 ms later were not sent']);
   t.send({ type: 'stdoutEnd' });
   await new Promise((r) => setTimeout(r, 30));
   assert.is(t.ends.length, 1, 'ends once');
+  t.close();
+});
+
+test('stdio bridge :: the deadline is asked again when it comes: one that grew meanwhile (the configuration loaded) is waited for', async () => {
+  const t = setup();
+  t.clock.allowance = 5_000;
+  t.bridge.attach(t.pump);
+  t.stdin.end();
+  await t.until(() => t.timers.length === 1, 'the deadline');
+  assert.is(t.timers[0]!.ms, 5_000);
+  t.clock.allowance = 65_000;
+  t.clock.now += 5_000;
+  t.timers[0]!.fn();
+  assert.equal(t.ends, [], 'not yet');
+  assert.is(t.timers[1]!.ms, 60_000, 'the rest of the longer deadline');
+  t.clock.now += 60_000;
+  t.timers[1]!.fn();
+  assert.equal(t.ends, ['stdin closed; answers still owed 65000 ms later were not sent']);
   t.close();
 });
 
