@@ -92,13 +92,11 @@ export class PipeTransport implements Transport {
     }
   }
 
-  // An answer to a request in flight fails that request; anything else is only reported.
+  // Reported (logged) either way; an answer to a request in flight also fails that request.
   private oversized(line: OversizedLine): JSONRPCMessage | null {
     const id = oversizedMessageId(line);
-    if (id === null || !this.inFlight.has(id)) {
-      this.options.onOversized(line.bytes);
-      return null;
-    }
+    this.options.onOversized(line.bytes);
+    if (id === null || !this.inFlight.has(id)) return null;
     const { name, maxMessageBytes: limit } = this.options;
     const message = oversizedMessageText(name, line.bytes, limit);
     return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message, data: { bytes: line.bytes, limit } } };
@@ -139,7 +137,20 @@ export class PipeTransport implements Transport {
         if (error) reject(new SdkError(SdkErrorCode.SendFailed, 'the backend process is no longer accepting input', { cause: error.message }));
       });
       if (ok) resolve();
-      else this.output.once('drain', resolve);
+      else this.waitForDrain(resolve);
+    });
+  }
+
+  // Every sender held by a full pipe waits on one 'drain' listener (twelve big calls at once
+  // would otherwise add twelve, and Node warns of a leak).
+  private drainWaiters: (() => void)[] = [];
+  private waitForDrain(resolve: () => void): void {
+    this.drainWaiters.push(resolve);
+    if (this.drainWaiters.length > 1) return;
+    this.output.once('drain', () => {
+      const waiting = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const wake of waiting) wake();
     });
   }
 

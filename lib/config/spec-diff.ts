@@ -18,9 +18,12 @@ export function specChange(before: BackendSpec, after: BackendSpec): SpecChange 
   return isDeepStrictEqual(strip(before), strip(after)) ? 'metadata' : 'restart';
 }
 
+// Derived by the service, not keys of mcp.json: a change shows in the keys they come from.
+const DERIVED_KEYS = new Set(['referencedSecrets']);
+
 /** The top-level keys whose values differ, for a log line (names only: values may be secrets). Pure. */
 export function changedKeys(before: BackendSpec, after: BackendSpec): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key])).sort();
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !DERIVED_KEYS.has(key) && !isDeepStrictEqual(a[key], b[key])).sort();
 }

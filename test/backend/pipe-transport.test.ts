@@ -57,7 +57,7 @@ for (const [order, serialize] of [
   ['jsonrpc, id, result', (id: number, text: string) => line({ jsonrpc: '2.0', id, result: { text } })],
   ['result, jsonrpc, id', (id: number, text: string) => line({ result: { text }, jsonrpc: '2.0', id })],
 ] as const) {
-  test(`pipe-transport :: an oversized answer to a request in flight fails that request (${order})`, async () => {
+  test(`pipe-transport :: an oversized answer to a request in flight fails that request and is reported (${order})`, async () => {
     const { stdout, transport, received, oversized, turn } = setup();
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'big' } });
@@ -74,7 +74,7 @@ for (const [order, serialize] of [
       },
       { jsonrpc: '2.0', id: 8, result: {} },
     ]);
-    assert.equal(oversized, []);
+    assert.equal(oversized, [bytes], 'reported (logged) too');
   });
 }
 
@@ -132,6 +132,20 @@ test('pipe-transport :: a broken stdin fails the send as SendFailed, then closes
   assert.ok(failed instanceof SdkError && failed.code === SdkErrorCode.SendFailed, String(failed));
   await turn();
   assert.is(closes(), 1);
+});
+
+test('pipe-transport :: many sends held by a full pipe wait on one drain listener and all go on when it drains', async () => {
+  const { stdin, transport } = setup();
+  await transport.start();
+  const big = 'x'.repeat(64 * 1024);
+  const sent = Array.from({ length: 12 }, (_, i) => transport.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { big } }));
+  assert.is(stdin.listenerCount('drain'), 1);
+  let done = 0;
+  for (const s of sent) void s.then(() => done++);
+  stdin.resume(); // the backend reads
+  await Promise.all(sent);
+  assert.is(done, 12);
+  assert.is(stdin.listenerCount('drain'), 0);
 });
 
 test.run();

@@ -36,5 +36,6 @@ test('spec-diff :: changedKeys names the keys that differ, added and removed one
   assert.equal(changedKeys(base, { ...base, env: { A: 'secret' }, args: ['x'], tags: base.tags }), ['args', 'env']);
   assert.equal(changedKeys(base, { ...base, stderrLimits: { lineBytes: 1 } }), ['stderrLimits']);
   assert.equal(changedKeys({ ...base, nice: 5 }, base), ['nice']);
+  assert.equal(changedKeys(base, { ...base, env: { A: 'tok' }, referencedSecrets: ['tok'] }), ['env'], 'a derived field is not a key of mcp.json');
 });
 test.run();
