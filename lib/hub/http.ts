@@ -119,6 +119,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     if (refusal) return refusal;
     // A new session's initialize answers with the backends' capabilities and instructions.
     await initialLoad?.settled();
+    notifier.flushPending();
     const server = serverFor(filter);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       maxRequestBodySize,
@@ -172,6 +173,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     const refusal = full();
     if (refusal) return refusal;
     await initialLoad?.settled();
+    notifier.flushPending();
     const transport = new LegacySseServerTransport({
       postPath: '/messages',
       initialRequest: request,

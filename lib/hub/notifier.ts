@@ -34,6 +34,18 @@ export class ChangeNotifier {
     this.timer.unref();
   }
 
+  /**
+   * A change still in its debounce is told now, to the clients there are: call before a new
+   * session answers its initialize (from the catalog as it is), so that it is not told later of
+   * a change it already saw.
+   */
+  flushPending(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.flush();
+  }
+
   private flush(): void {
     const now = this.catalog.signatures();
     for (const kind of Object.keys(now) as ListKind[]) {

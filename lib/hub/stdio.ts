@@ -50,8 +50,10 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
       return narrowedBody(message as unknown as Record<string, unknown>, honoured) as unknown as JSONRPCMessage;
     });
   };
-  const handle = (initialLoad?.settled() ?? Promise.resolve()).then(() =>
-    closed
+  const handle = (initialLoad?.settled() ?? Promise.resolve()).then(() => {
+    // The client's initialize will see the lists as they are now: a change pending is not its news.
+    notifier.flushPending();
+    return closed
       ? null
       : serveStdio(
           () => {
@@ -59,8 +61,8 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
             return current;
           },
           { transport, onerror: (error) => log.debug({ err: error.message }, 'MCP stdio error') },
-        ),
-  );
+        );
+  });
   const unsubscribe = notifier.subscribe((kind) => {
     if (current) sendListChanged(current, kind).catch(() => undefined);
   });

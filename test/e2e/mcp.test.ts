@@ -394,6 +394,8 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
   assert.equal(answers.get(2).result.content, [{ type: 'text', text: 'done after 6 steps' }], 'the slow call finished after EOF');
   assert.equal(answers.get(3).result.content, [{ type: 'text', text: 'last' }]);
   assert.match(err, /"reason":"stdin closed"/);
+  const notifications = out.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((m) => !('id' in m)).map((m) => m.method);
+  assert.equal(notifications, [], 'no list_changed: the initialize answer already had every list');
 });
 
 S.run();

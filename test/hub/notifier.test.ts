@@ -40,6 +40,19 @@ test('notifier :: a burst of changes makes one notification per changed list, af
   notifier.close();
 });
 
+test('notifier :: flushPending tells a change in its debounce now, once; with nothing pending it does nothing', async () => {
+  const { add, notifier, seen } = setup();
+  notifier.flushPending();
+  assert.equal(seen, []);
+  add('a', ['one']);
+  notifier.changed();
+  notifier.flushPending();
+  assert.equal(seen, ['tools'], 'at once');
+  await sleep(DEBOUNCE * 3);
+  assert.equal(seen, ['tools'], 'not again when the debounce would have ended');
+  notifier.close();
+});
+
 test('notifier :: a change that changes nothing visible sends nothing', async () => {
   const { add, notifier, seen } = setup();
   const a = add('a', ['one']);
