@@ -20,10 +20,19 @@ export function specChange(before: BackendSpec, after: BackendSpec): SpecChange 
 
 // Derived by the service, not keys of mcp.json: a change shows in the keys they come from.
 const DERIVED_KEYS = new Set(['referencedSecrets']);
+// Groups of mcp.json keys in the spec: a change is named by the keys inside.
+const GROUPED_KEYS = new Set(['supervision']);
 
-/** The top-level keys whose values differ, for a log line (names only: values may be secrets). Pure. */
+function differing(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !isDeepStrictEqual(a[key], b[key]));
+}
+
+/** The mcp.json keys whose values differ, for a log line (names only: values may be secrets). Pure. */
 export function changedKeys(before: BackendSpec, after: BackendSpec): string[] {
   const a = before as Record<string, unknown>;
   const b = after as Record<string, unknown>;
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((key) => !DERIVED_KEYS.has(key) && !isDeepStrictEqual(a[key], b[key])).sort();
+  return differing(a, b)
+    .filter((key) => !DERIVED_KEYS.has(key))
+    .flatMap((key) => (GROUPED_KEYS.has(key) ? differing((a[key] ?? {}) as Record<string, unknown>, (b[key] ?? {}) as Record<string, unknown>) : [key]))
+    .sort();
 }

@@ -3,7 +3,7 @@
 // main thread, which never parses what it forwards, only writes them: the client's calls fail
 // at once, saying why, instead of waiting for their timeout (an SDK client does not fail a
 // request whose stream broke off).
-import { Code, Messages, rpcCode } from '../shared/errors.ts';
+import { hubFailedError } from '../shared/hub-failure.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 
 const frames = new WeakMap<Response, string>();
@@ -18,16 +18,6 @@ export function requestIds(body: unknown): (string | number)[] {
     if (isPlainObject(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) ids.push(message.id);
   }
   return ids;
-}
-
-function hubFailedError(id: string | number): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode(Code.hub_failed), message: Messages.hubFailed } });
-}
-
-/** stdio mode: what stdout gets if the hub dies now, one JSON-RPC error line per request owed; null: nothing owed. */
-export function failureLines(ids: Iterable<string | number>): string | null {
-  const lines = [...ids].map((id) => `${hubFailedError(id)}\n`);
-  return lines.length ? lines.join('') : null;
 }
 
 function frameFor(ids: Iterable<string | number>): string | undefined {

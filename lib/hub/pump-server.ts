@@ -66,8 +66,8 @@ export type PumpServer = {
   creditStdin(bytes: number): void;
   /** stdio mode: the last stdout bytes have been sent. */
   endStdout(): void;
-  /** stdio mode: what stdout gets if this hub dies now; null: nothing. */
-  setStdoutFailure(failure: string | null): void;
+  /** stdio mode: the requests owed changed (ids added, removed). */
+  stdioOwed(add: (string | number)[], remove: (string | number)[]): void;
 };
 
 type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { credit: true };
@@ -234,8 +234,8 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     endStdout() {
       post({ type: 'stdoutEnd' });
     },
-    setStdoutFailure(failure) {
-      post({ type: 'stdoutFailure', failure });
+    stdioOwed(add, remove) {
+      post({ type: 'stdioOwed', add, remove });
     },
   };
 

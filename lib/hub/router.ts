@@ -113,6 +113,17 @@ export class Router {
     });
   }
 
+  // Connected, as the main thread reports, but this hub has no channel to its worker yet (a hub
+  // or a worker that has just started): its status would say "connected", which is no reason.
+  private unwired(backend: BackendState): ProtocolError {
+    const status = serverStatus(backend);
+    if (status !== 'connected') return this.unavailable(backend);
+    return new ProtocolError(ProtocolErrorCode.InternalError, `Backend '${backend.name}' is not connected to this MCP worker yet (its channel is being set up); retry in a moment`, {
+      backend: backend.name,
+      status,
+    });
+  }
+
   // During the initial load, a backend still on its first connect is waited for.
   private async resolve(qualified: string, filter: BackendFilter): Promise<ReturnType<Catalog['resolve']>> {
     const found = this.options.catalog.resolve(qualified, filter);
@@ -146,7 +157,7 @@ export class Router {
       );
     }
     const link = this.options.links(found.backend.name);
-    if (!link) throw this.unavailable(found.backend);
+    if (!link) throw this.unwired(found.backend);
     return { ...found, link };
   }
 

@@ -17,7 +17,7 @@ import {
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
-import { failureLines } from './failure-frame.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -26,8 +26,8 @@ export type StdioChannel = {
   creditStdin(bytes: number): void;
   /** Nothing more will be written: what was is the client's last answer. */
   endStdout(): void;
-  /** What the main thread writes to stdout if the hub dies now (the requests owed, failed); null: nothing. */
-  setStdoutFailure(failure: string | null): void;
+  /** The requests owed changed: ids now owed, ids no longer owed (the main thread fails those left if the hub dies). */
+  stdioOwed(add: (string | number)[], remove: (string | number)[]): void;
 };
 
 // An oversized line's head: a response says "result" or "error" before any "method" (a request's).
@@ -62,10 +62,12 @@ export class ChannelStdioTransport implements Transport {
   private inputEnded = false;
   // Every line stdin brought has been read (after its end): only then can nothing more be owed.
   private allRead = false;
-  // Requests read and not answered yet (nor cancelled by the client).
-  private readonly owed = new Set<string | number>();
-  // The owed set changed since the main thread last heard: told once per turn, not per change.
-  private failureStale = false;
+  // Requests read and not answered yet (nor cancelled by the client), counted per id: a client may repeat one.
+  private readonly owed = new Map<string | number, number>();
+  // What the main thread has not heard yet of the owed ids: told once per turn, not per change.
+  private owedAdded = new Set<string | number>();
+  private owedRemoved = new Set<string | number>();
+  private owedTold = true;
   // Questions sent to the client and not answered yet.
   private readonly asked = new Set<string | number>();
 
@@ -162,24 +164,37 @@ export class ChannelStdioTransport implements Transport {
   }
 
   private owe(id: string | number): void {
-    this.owed.add(id);
-    this.failureChanged();
+    const count = this.owed.get(id) ?? 0;
+    this.owed.set(id, count + 1);
+    if (count === 0) this.owedChanged(id, true);
   }
 
   private forget(id: unknown): void {
-    if (!(typeof id === 'string' || typeof id === 'number') || !this.owed.delete(id)) return;
-    this.failureChanged();
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const count = this.owed.get(id);
+    if (count === undefined) return;
+    if (count > 1) return void this.owed.set(id, count - 1);
+    this.owed.delete(id);
+    this.owedChanged(id, false);
     this.closeIfDone();
   }
 
-  // If the hub dies, the main thread (which never parses stdio) answers what is owed with these lines.
-  private failureChanged(): void {
-    if (this.failureStale) return;
-    this.failureStale = true;
-    queueMicrotask(() => {
-      this.failureStale = false;
-      this.channel.setStdoutFailure(this.closed ? null : failureLines(this.owed));
-    });
+  // If the hub dies, the main thread (which never parses stdio) fails the ids it was told are owed:
+  // it hears the changes, once per turn (a full list per change would cost the square of them).
+  private owedChanged(id: string | number, owed: boolean): void {
+    const [into, from] = owed ? [this.owedAdded, this.owedRemoved] : [this.owedRemoved, this.owedAdded];
+    if (!from.delete(id)) into.add(id);
+    if (!this.owedTold) return;
+    this.owedTold = false;
+    queueMicrotask(() => this.tellOwed());
+  }
+
+  private tellOwed(): void {
+    this.owedTold = true;
+    if (!this.owedAdded.size && !this.owedRemoved.size) return;
+    this.channel.stdioOwed([...this.owedAdded], [...this.owedRemoved]);
+    this.owedAdded = new Set();
+    this.owedRemoved = new Set();
   }
 
   private deliver(message: JSONRPCMessage): void {
@@ -205,8 +220,27 @@ export class ChannelStdioTransport implements Transport {
       });
   }
 
+  // Serving never started (the service stops during the initial load): the requests that waited
+  // are owed an answer all the same, the shutdown's error.
+  private readWaitingForIds(): void {
+    const lines = (this.waiting ?? []).flatMap((chunk) => this.reader.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    this.waiting = null;
+    const last = this.inputEnded ? this.reader.end() : null;
+    if (last) lines.push(last);
+    for (const line of lines) {
+      if (isOversized(line)) continue;
+      try {
+        const value: unknown = JSON.parse(line.toString('utf8'));
+        if (isPlainObject(value) && typeof value.method === 'string' && !LONG_LIVED.has(value.method) && (typeof value.id === 'string' || typeof value.id === 'number')) this.owe(value.id);
+      } catch {
+        // Not JSON: it asked for nothing.
+      }
+    }
+  }
+
+  // The transport's own answer to a line it could not take: not an answer to anything owed.
   private reply(id: Id, code: number, message: string): void {
-    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage).catch(() => undefined);
+    if (!this.closed) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error: { code, message } }))).catch(() => undefined);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -215,17 +249,25 @@ export class ChannelStdioTransport implements Transport {
       if (this.inputEnded) return this.unanswerable(message.id);
       this.asked.add(message.id);
     }
-    await this.channel.writeStdout(Buffer.from(jsonLine(message)));
+    // Posted at once, whatever the window: the answer is on its way, no longer owed (a hub that dies
+    // while this waits for the window must not have the main thread fail it as well).
+    const written = this.channel.writeStdout(Buffer.from(jsonLine(message)));
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.forget(message.id);
+    await written;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Lines that arrived before serving started are read for their requests' ids.
+    if (this.waiting) this.readWaitingForIds();
     // Requests still owed when the service stops (a signal, the drain's deadline) are told so.
     const error = { code: rpcCode(Code.service_stopping), message: 'The service is shutting down: the request was not completed' };
-    for (const id of this.owed) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
-    if (this.owed.size) this.channel.setStdoutFailure(null);
-    this.owed.clear();
+    for (const id of this.owed.keys()) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
+    for (const id of [...this.owed.keys()]) {
+      this.owed.delete(id);
+      this.owedChanged(id, false);
+    }
+    this.tellOwed();
     this.closed = true;
     this.channel.onStdin = undefined;
     this.onclose?.();

@@ -27,6 +27,7 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
   // serveStdio may build a probe instance and then the real one: notify the latest.
   let current: Server | undefined;
   let closed = false;
+  let serving = false;
   const transport = new ChannelStdioTransport(channel, maxMessageBytes);
   // A 2026-07-28 client's listen with resourceSubscriptions (as over HTTP, lib/hub/listen.ts): the
   // SDK's stdio listen router acknowledges the narrowed request and routes each update sent
@@ -53,6 +54,7 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
   const handle = (initialLoad?.settled() ?? Promise.resolve()).then(() => {
     // The client's initialize will see the lists as they are now: a change pending is not its news.
     notifier.flushPending();
+    serving = !closed;
     return closed
       ? null
       : serveStdio(
@@ -71,6 +73,8 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
       closed = true;
       unsubscribe();
       for (const id of [...held.keys()]) letGo(id);
+      // Not serving yet (the initial load still under way): the transport answers what waited, without waiting for the load.
+      if (!serving) return void (await transport.close());
       await (await handle)?.close().catch(() => undefined);
     },
   };

@@ -49,8 +49,8 @@ export class PumpClient {
   onStdout?: (chunk: Uint8Array, written: () => void) => void;
   onStdinCredit?: (bytes: number) => void;
   onStdoutEnd?: () => void;
-  /** What stdout gets if this hub dies now (the hub's own words: never parsed here). */
-  stdoutFailure: string | null = null;
+  /** stdio mode: the ids of the requests this hub owes an answer, as it reported them. */
+  readonly stdioOwed = new Set<string | number>();
 
   constructor(
     private readonly port: MessagePort,
@@ -190,8 +190,9 @@ export class PumpClient {
       case 'stdoutEnd':
         this.onStdoutEnd?.();
         return;
-      case 'stdoutFailure':
-        this.stdoutFailure = message.failure;
+      case 'stdioOwed':
+        for (const id of message.add) this.stdioOwed.add(id);
+        for (const id of message.remove) this.stdioOwed.delete(id);
         return;
       case 'stdinCredit':
         this.onStdinCredit?.(message.bytes);

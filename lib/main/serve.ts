@@ -46,6 +46,8 @@ export const PING_INTERVAL_MS = 30_000;
 export const PING_TIMEOUT_MS = 5_000;
 /** After stdin's end (stdio mode), answers owed are awaited for the longest requestTimeout and this much more. */
 const STDIN_DRAIN_MARGIN_MS = 5_000;
+/** How long the shutdown waits for a stdio client to read what stdout still holds. */
+const STDOUT_FLUSH_MS = 2_000;
 /** The drain's allowance while no configuration has loaded yet: decisions §2's default requestTimeout. */
 const DEFAULT_DRAIN_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -228,7 +230,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     const longest = reloader.attempted ? Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) : DEFAULT_DRAIN_REQUEST_TIMEOUT_MS;
     return Math.max(endedAt, startedAt + options.initialWait) + longest + STDIN_DRAIN_MARGIN_MS;
   };
-  const stdio = options.transport === 'stdio' ? new StdioBridge((reason) => void shutdown(reason).then(finished), { drainUntil }) : null;
+  // Answers lost (the deadline, a closed stdout, a dead hub): exit 1, so a script can tell.
+  const stdio = options.transport === 'stdio' ? new StdioBridge((reason, clean) => void shutdown(reason).then((code) => finished(clean ? code : 1)), { drainUntil }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 
@@ -327,6 +330,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
           { name: 'finish the configuration load', run: () => finishWithin(reloader.close(), 2_000, () => void loader.close()) },
           { name: 'stop backends', run: () => registry.stopAll() },
           { name: 'stop the config worker', run: () => loader.close() },
+          // The last answers and error lines reach a stdio client before the process exits.
+          { name: 'flush stdout', run: () => stdio?.flushed(STDOUT_FLUSH_MS) },
         ],
         { deadlineMs: SHUTDOWN_DEADLINE_MS, log, killAll: () => registry.killAll() },
       );

@@ -5,6 +5,7 @@
 // done (a piped `agent serve --transport stdio < requests` gets its answers), then the service
 // shuts down; at the latest `drainMs` after the EOF, or at once if the hub dies meanwhile.
 import { PUMP_WINDOW_BYTES } from '../shared/messages/pump.ts';
+import { failureLines } from '../shared/hub-failure.ts';
 import type { PumpClient } from './pump-client.ts';
 
 export type StdioStreams = { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
@@ -20,6 +21,8 @@ export type StdioBridgeOptions = {
   now?: () => number;
 };
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const realTimers = { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
 
 export class StdioBridge {
@@ -34,9 +37,9 @@ export class StdioBridge {
   private readonly streams: StdioStreams;
   private readonly timers: NonNullable<StdioBridgeOptions['timers']>;
 
-  /** `onEnd(reason)`: the client is gone and owed nothing more (or no longer can be). */
+  /** `onEnd(reason, clean)`: the client is gone and owed nothing more (`clean`), or answers were lost. */
   constructor(
-    private readonly onEnd: (reason: string) => void,
+    private readonly onEnd: (reason: string, clean: boolean) => void,
     private readonly options: StdioBridgeOptions,
   ) {
     this.streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
@@ -55,7 +58,8 @@ export class StdioBridge {
       const endedAt = now();
       const wait = () => {
         const left = this.options.drainUntil(endedAt) - now();
-        if (left > 0) this.drainTimer = this.timers.setTimeout(wait, left);
+        // Node fires a longer timer at once: wait in steps of the longest it takes.
+        if (left > 0) this.drainTimer = this.timers.setTimeout(wait, Math.min(left, MAX_TIMER_MS));
         else this.finish(`stdin closed; answers still owed ${now() - endedAt} ms later were not sent`);
       };
       wait();
@@ -81,11 +85,28 @@ export class StdioBridge {
     if (this.unacked >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
   }
 
-  private finish(reason: string): void {
+  private finish(reason: string, clean = false): void {
     if (this.finished) return;
     this.finished = true;
     if (this.drainTimer !== null) this.timers.clearTimeout(this.drainTimer);
-    this.onEnd(reason);
+    this.onEnd(reason, clean);
+  }
+
+  /** Resolves once stdout has written what it holds, or after `ms` (a reader that stopped reading). */
+  flushed(ms: number): Promise<void> {
+    const { stdout } = this.streams;
+    if (this.outputGone || !(stdout as NodeJS.WriteStream).writableLength) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.timers.setTimeout(done, ms);
+      function done() {
+        stdout.off('drain', done);
+        resolve();
+      }
+      stdout.once('drain', () => {
+        this.timers.clearTimeout(timer);
+        done();
+      });
+    });
   }
 
   /** Hub 0 is (again) up: stdin flows to it and its output to stdout. */
@@ -98,7 +119,7 @@ export class StdioBridge {
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
     };
     // The last answer is written once stdout has taken everything before it.
-    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', () => this.finish('stdin closed')));
+    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', () => this.finish('stdin closed', true)));
     const held = this.held;
     this.held = [];
     for (const chunk of held) this.send(chunk);
@@ -106,9 +127,9 @@ export class StdioBridge {
     else if (this.unacked < PUMP_WINDOW_BYTES) this.streams.stdin.resume();
   }
 
-  /** Hub 0 went down: the requests it owed fail (its own error lines); stdin waits for the next one, or after EOF the service ends. */
+  /** Hub 0 went down: the requests it owed fail (an error line each); stdin waits for the next one, or after EOF the service ends. */
   detach(): void {
-    const failure = this.pump?.stdoutFailure;
+    const failure = this.pump ? failureLines(this.pump.stdioOwed) : '';
     this.pump = null;
     if (failure && !this.outputGone) this.streams.stdout.write(failure);
     if (this.ended) this.finish('stdin closed; the MCP hub stopped before it had answered');

@@ -37,5 +37,6 @@ test('spec-diff :: changedKeys names the keys that differ, added and removed one
   assert.equal(changedKeys(base, { ...base, stderrLimits: { lineBytes: 1 } }), ['stderrLimits']);
   assert.equal(changedKeys({ ...base, nice: 5 }, base), ['nice']);
   assert.equal(changedKeys(base, { ...base, env: { A: 'tok' }, referencedSecrets: ['tok'] }), ['env'], 'a derived field is not a key of mcp.json');
+  assert.equal(changedKeys(base, { ...base, supervision: { ...base.supervision, maxRestarts: 9, restartDelay: 5 } }), ['maxRestarts', 'restartDelay'], 'the keys inside supervision');
 });
 test.run();

@@ -195,6 +195,8 @@ Stdio('hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const answers = new Map<number, { result?: { content: unknown }; error?: { code: number; message: string } }>();
+  // Every answer line's id, to see that none is answered twice.
+  const ids: number[] = [];
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -203,7 +205,10 @@ Stdio('hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     while ((nl = out.indexOf('\n')) !== -1) {
       const message = JSON.parse(out.slice(0, nl));
       out = out.slice(nl + 1);
-      if ('id' in message) answers.set(message.id, message);
+      if ('id' in message) {
+        ids.push(message.id);
+        answers.set(message.id, message);
+      }
     }
   });
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
@@ -225,6 +230,7 @@ Stdio('hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     assert.equal(after.result?.content, [{ type: 'text', text: 'after' }]);
     child.stdin.end();
     assert.is(await exited, 0, err);
+    assert.equal(ids, [...new Set(ids)], 'no id answered twice');
   } finally {
     // A failed check still stops the service the normal way, so its backends end with it.
     if (child.exitCode === null) child.kill('SIGTERM');

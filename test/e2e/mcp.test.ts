@@ -398,6 +398,25 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
   assert.equal(notifications, [], 'no list_changed: the initialize answer already had every list');
 });
 
+S('e2e mcp :: stopped during the initial load, a stdio service answers the requests that waited with the shutdown error, at once', async () => {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  // A backend that never answers initialize: the initial load waits its full 10 s.
+  writeConfig(configFile, { mcpServers: { mute: { command: node, args: ['-e', 'setTimeout(() => {}, 60_000)'] } } });
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'early', version: '1' } } })}\n`);
+  await poll(async () => /configuration loaded/.test(err), 'the configuration loaded', 20_000);
+  const stoppedAt = Date.now();
+  child.kill('SIGTERM');
+  assert.is(await exited, 0, err);
+  assert.ok(Date.now() - stoppedAt < 5_000, `stopped in ${Date.now() - stoppedAt} ms: the initial load was not waited for`);
+  assert.equal(JSON.parse(out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
+});
+
 S.run();
 
 // ---------------------------------------------------------------------------------------------

@@ -5,17 +5,25 @@ import * as assert from 'uvu/assert';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { ChannelStdioTransport, type StdioChannel } from '../../lib/hub/stdio-transport.ts';
 
-function setup(maxMessageBytes = 1024 * 1024) {
+function setup(maxMessageBytes = 1024 * 1024, window: { full: boolean } = { full: false }) {
   const written: Record<string, unknown>[] = [];
   let ended = 0;
-  const failures: (string | null)[] = [];
+  // What the main thread hears of the requests owed: each message, and the set they make.
+  const told: { add: (string | number)[]; remove: (string | number)[] }[] = [];
+  const owed = new Set<string | number>();
   const channel: StdioChannel = {
-    async writeStdout(chunk) {
+    // Posted at once; a full window keeps the writer waiting (it never resolves then).
+    writeStdout(chunk) {
       for (const line of Buffer.from(chunk).toString().split('\n').filter(Boolean)) written.push(JSON.parse(line));
+      return window.full ? new Promise(() => undefined) : Promise.resolve();
     },
     creditStdin: () => undefined,
     endStdout: () => void ended++,
-    setStdoutFailure: (failure) => void failures.push(failure),
+    stdioOwed: (add, remove) => {
+      told.push({ add, remove });
+      for (const id of add) owed.add(id);
+      for (const id of remove) owed.delete(id);
+    },
   };
   const transport = new ChannelStdioTransport(channel, maxMessageBytes);
   const received: JSONRPCMessage[] = [];
@@ -24,7 +32,7 @@ function setup(maxMessageBytes = 1024 * 1024) {
   transport.onclose = () => void closed++;
   const stdin = (text: string) => channel.onStdin!(new TextEncoder().encode(text));
   const line = (message: object) => stdin(`${JSON.stringify(message)}\n`);
-  return { transport, channel, written, received, failures, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
+  return { transport, channel, written, received, told, owed, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -132,22 +140,60 @@ test('stdio transport :: before stdin ends, answering everything does not close 
   assert.equal([t.closed(), t.ended()], [0, 0]);
 });
 
-test('stdio transport :: the main thread always knows what stdout gets if the hub dies: an error line per request owed, told once per turn', async () => {
+test('stdio transport :: the main thread always knows which requests are owed: the changes, told once per turn', async () => {
   const t = setup();
   await t.transport.start();
   t.stdin(`${JSON.stringify(request(1))}\n${JSON.stringify(request('two' as unknown as number))}\n`);
   await settle();
-  assert.is(t.failures.length, 1, 'two requests in one read: one message');
-  const lines = t.failures[0]!.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  assert.equal(lines.map((l) => l.id), [1, 'two']);
-  assert.equal(lines[0].error.code, -32603);
-  assert.match(lines[0].error.message, /stopped before it answered/);
+  assert.equal(t.told, [{ add: [1, 'two'], remove: [] }], 'two requests in one read: one message');
   await t.transport.send(result(1));
   await settle();
-  assert.equal(t.failures.at(-1)!.split('\n').filter(Boolean).map((l) => JSON.parse(l).id), ['two']);
+  assert.equal(t.told.at(-1), { add: [], remove: [1] });
   await t.transport.send(result('two'));
   await settle();
-  assert.is(t.failures.at(-1), null, 'nothing owed');
+  assert.equal([...t.owed], [], 'nothing owed');
+  assert.is(t.told.length, 3);
+});
+
+test('stdio transport :: an answer waiting for the window is no longer owed: a hub dying then would not have it failed too', async () => {
+  const window = { full: true };
+  const t = setup(1024 * 1024, window);
+  await t.transport.start();
+  t.line(request(1));
+  await settle();
+  assert.equal([...t.owed], [1]);
+  void t.transport.send(result(1));
+  await settle();
+  assert.equal(t.written.map((m) => m.id), [1], 'posted');
+  assert.equal([...t.owed], [], 'and no longer owed, though its write still waits');
+});
+
+test('stdio transport :: a repeated id is owed until each is answered; a malformed line with an owed id does not answer it', async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line(request(5));
+  t.line(request(5));
+  t.stdin('{"jsonrpc":"2.0","id":5,"method":\n');
+  t.end();
+  await settle();
+  assert.equal([...t.owed], [5]);
+  await t.transport.send(result(5));
+  await settle();
+  assert.equal([[...t.owed], t.ended()], [[5], 0], 'one of the two still owed');
+  await t.transport.send(result(5));
+  await settle();
+  assert.equal([[...t.owed], t.ended()], [[], 1]);
+});
+
+test('stdio transport :: stopped before serving started, it answers the requests that waited with the shutdown error', async () => {
+  const t = setup();
+  t.line(request(1));
+  t.line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  t.stdin(JSON.stringify(request(2)));
+  t.end();
+  await t.transport.close();
+  assert.equal(t.written.map((m) => [m.id, (m.error as { code: number }).code]), [[1, -32603], [2, -32603]]);
+  assert.equal([...t.owed], []);
 });
 
 test('stdio transport :: a cancel read after stdin ended, before the server started, does not end the lines behind it', async () => {
@@ -191,7 +237,7 @@ test('stdio transport :: closed by a shutdown, it answers each request still owe
   await t.transport.close();
   await settle();
   assert.equal(t.written.slice(1), [{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } }]);
-  assert.is(t.failures.at(-1), null, 'the main thread will not fail them again');
+  assert.equal([...t.owed], [], 'the main thread will not fail them again');
 });
 
 test.run();

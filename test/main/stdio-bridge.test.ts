@@ -19,7 +19,8 @@ function setup(stdout: Writable = new PassThrough()) {
   // The drain deadline is a timer the test fires, on a clock the test moves.
   const timers: { fn: () => void; ms: number; cleared: boolean }[] = [];
   const clock = { now: 1_000, allowance: 65_000 };
-  const bridge = new StdioBridge((reason) => void ends.push(reason), {
+  const clean: boolean[] = [];
+  const bridge = new StdioBridge((reason, wasClean) => void (ends.push(reason), clean.push(wasClean)), {
     drainUntil: (endedAt) => endedAt + clock.allowance,
     now: () => clock.now,
     streams: { stdin, stdout },
@@ -43,7 +44,7 @@ function setup(stdout: Writable = new PassThrough()) {
     port1.close();
     port2.close();
   };
-  return { pump, bridge, hub, send, stdin, stdout, ends, timers, clock, until, close };
+  return { pump, bridge, hub, send, stdin, stdout, ends, clean, timers, clock, until, close };
 }
 
 test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub has sent its last answer and stdout took it', async () => {
@@ -61,6 +62,7 @@ test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub h
   t.send({ type: 'stdoutEnd' });
   await t.until(() => t.ends.length > 0, 'the end');
   assert.equal(t.ends, ['stdin closed']);
+  assert.equal(t.clean, [true], 'nothing lost: the service exits 0');
   assert.is(out, '{"jsonrpc":"2.0","id":1,"result":{}}\n', 'the answer was written first');
   assert.ok(t.timers[0]!.cleared, 'the deadline is cleared');
   t.close();
@@ -74,6 +76,7 @@ test('stdio bridge :: answers still owed at the deadline are given up, and the r
   t.clock.now += 65_000;
   t.timers[0]!.fn();
   assert.equal(t.ends, ['stdin closed; answers still owed 65000 ms later were not sent']);
+  assert.equal(t.clean, [false], 'answers lost: the service exits 1');
   t.send({ type: 'stdoutEnd' });
   await new Promise((r) => setTimeout(r, 30));
   assert.is(t.ends.length, 1, 'ends once');
@@ -98,6 +101,16 @@ test('stdio bridge :: the deadline is asked again when it comes: one that grew m
   t.close();
 });
 
+test('stdio bridge :: a deadline past what a timer can hold waits in steps (Node fires longer timers at once)', async () => {
+  const t = setup();
+  t.clock.allowance = 2 ** 31 + 60_000;
+  t.bridge.attach(t.pump);
+  t.stdin.end();
+  await t.until(() => t.timers.length === 1, 'the deadline');
+  assert.is(t.timers[0]!.ms, 2 ** 31 - 1);
+  t.close();
+});
+
 test('stdio bridge :: stdin written and ended before hub 0 is up reaches it, its end after its bytes, when it comes', async () => {
   const t = setup();
   t.stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
@@ -116,11 +129,15 @@ test("stdio bridge :: hub 0 stopping fails the requests it owed with the error l
   let out = '';
   stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   t.bridge.attach(t.pump);
-  t.send({ type: 'stdoutFailure', failure: '{"jsonrpc":"2.0","id":7,"error":{}}\n' });
-  await t.until(() => t.pump.stdoutFailure !== null, 'the failure lines');
+  t.send({ type: 'stdioOwed', add: [7, 'x', 8], remove: [] });
+  t.send({ type: 'stdioOwed', add: [], remove: [8] });
+  await t.until(() => t.pump.stdioOwed.size === 2, 'the ids owed');
   t.bridge.detach();
-  await t.until(() => out.length > 0, 'stdout');
-  assert.is(out, '{"jsonrpc":"2.0","id":7,"error":{}}\n');
+  await t.until(() => out.split('\n').length === 3, 'stdout');
+  const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.equal(lines.map((l) => l.id), [7, 'x']);
+  assert.equal(lines[0].error.code, -32603);
+  assert.match(lines[0].error.message, /stopped before it answered/);
   assert.equal(t.ends, [], 'stdin still open: the service goes on');
   t.close();
 });

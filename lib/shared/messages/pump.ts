@@ -64,6 +64,9 @@ export type PumpToMain =
   | { type: 'stdout'; chunk: Uint8Array }
   /** stdio mode: every answer owed after stdin's end has been sent; nothing more follows. */
   | { type: 'stdoutEnd' }
-  /** stdio mode: what the main thread writes to stdout if the hub dies now (an error line per request owed); null: nothing. */
-  | { type: 'stdoutFailure'; failure: string | null }
+  /**
+   * stdio mode: the ids of requests the hub now owes an answer (`add`) and no longer owes
+   * (`remove`), sent once per turn: if the hub dies, the main thread fails those with an error line each.
+   */
+  | { type: 'stdioOwed'; add: (string | number)[]; remove: (string | number)[] }
   | { type: 'stdinCredit'; bytes: number };
