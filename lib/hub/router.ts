@@ -4,7 +4,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendMethod } from '../shared/messages/calls.ts';
+import type { BackendMethod, CallError } from '../shared/messages/calls.ts';
+import { Code, type ErrorCode, rpcCode } from '../shared/errors.ts';
 import type { BackendLink, CallExtra, InitialLoadGate, LinkOutcome } from './link-types.ts';
 import type { RequestStatePayload, StateCodec } from './request-state.ts';
 import type { ResourceSubscriptions, Subscriber } from './subscriptions.ts';
@@ -50,6 +51,16 @@ export type RouterOptions = {
 };
 
 type Kind = 'tool' | 'prompt' | 'resource';
+
+// The catalogue's codes (lib/shared/errors.ts) of what the router answers; MCP error data carries them as `code`.
+const UNKNOWN = { tool: Code.unknown_tool, prompt: Code.unknown_prompt, resource: Code.unknown_resource } as const;
+const CALL_FAILURE: Record<CallError['kind'], ErrorCode> = {
+  mcp: Code.backend_error,
+  timeout: Code.backend_timeout,
+  disconnected: Code.backend_disconnected,
+  cancelled: Code.call_cancelled,
+  internal: Code.internal,
+};
 type Target = { backend: BackendState; name: string; link: BackendLink };
 
 // Reserved `io.modelcontextprotocol/*` _meta keys describe the backend's own envelope (its
@@ -102,12 +113,13 @@ export class Router {
   }
 
   private unknown(kind: Kind, name: string): ProtocolError {
-    const label = kind === 'resource' ? 'resource' : kind;
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown ${label}: ${name}`, { [kind === 'resource' ? 'uri' : kind]: name });
+    const code = UNKNOWN[kind];
+    return new ProtocolError(rpcCode(code), `Unknown ${kind}: ${name}`, { code, [kind === 'resource' ? 'uri' : kind]: name });
   }
 
   private unavailable(backend: BackendState): ProtocolError {
-    return new ProtocolError(ProtocolErrorCode.InternalError, `Backend '${backend.name}' is not connected (status: ${serverStatus(backend)})`, {
+    return new ProtocolError(rpcCode(Code.backend_unavailable), `Backend '${backend.name}' is not connected (status: ${serverStatus(backend)})`, {
+      code: Code.backend_unavailable,
       backend: backend.name,
       status: serverStatus(backend),
     });
@@ -118,7 +130,8 @@ export class Router {
   private unwired(backend: BackendState): ProtocolError {
     const status = serverStatus(backend);
     if (status !== 'connected') return this.unavailable(backend);
-    return new ProtocolError(ProtocolErrorCode.InternalError, `Backend '${backend.name}' is not connected to this MCP worker yet (its channel is being set up); retry in a moment`, {
+    return new ProtocolError(rpcCode(Code.backend_unavailable), `Backend '${backend.name}' is not connected to this MCP worker yet (its channel is being set up); retry in a moment`, {
+      code: Code.backend_unavailable,
       backend: backend.name,
       status,
     });
@@ -151,9 +164,9 @@ export class Router {
     if (!known) throw this.unknown(kind, qualified);
     if (kind === 'tool' && isToolDisabled(found.backend.name, found.name, found.backend.toolPolicy)) {
       throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
+        rpcCode(Code.tool_disabled),
         `Tool ${qualified} is disabled by mcpServers.${found.backend.name}.disabledTools; enable it with \`agent mcp tools enable ${found.backend.name} ${found.name}\``,
-        { tool: qualified, disabled: true },
+        { code: Code.tool_disabled, tool: qualified, disabled: true },
       );
     }
     const link = this.options.links(found.backend.name);
@@ -201,7 +214,8 @@ export class Router {
       return { ...result, requestState: this.options.stateCodec.mint({ k: 'pass', b: name, ...inner }) };
     }
     // What a backend or a worker says leaves over the network: sanitized in full (decisions §4).
-    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), outcome.error.data ?? { backend: name, reason: outcome.error.kind });
+    // The backend's own data (an MCP error's) goes as it came; ours names the catalogue code.
+    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), outcome.error.data ?? { code: CALL_FAILURE[outcome.error.kind], backend: name, reason: outcome.error.kind });
   }
 
   // A first call, or a retry carrying answers: to the backend's own state, or to a parked question.

@@ -22,8 +22,13 @@ import { StartSlot } from './start-slot.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
 
+/** What the crash-loop line tells the operator to do, where the control bus runs. */
+export const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
+
 export type HandleOptions = {
   log: Logger;
+  /** The crash-loop line's advice when CRASH_LOOP_ADVICE does not apply (no control bus: stdio mode). */
+  crashLoopAdvice?: () => string;
   /** Something clients can see changed: connection state or the inventory. */
   onChange?: (name: string) => void;
   /** Any fact of the backend changed (the hubs hear of it). */
@@ -321,7 +326,7 @@ export class BackendHandle {
     if (state.phase === 'restarting' && state.nextRetryAt !== null) {
       this.log.warn({ backend: this.name, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
     } else if (state.phase === 'crashLoop') {
-      this.log.error({ backend: this.name, attempts: state.attempt }, 'backend is in crash loop: restart it with `agent mcp restart` or fix its configuration');
+      this.log.error({ backend: this.name, attempts: state.attempt }, `backend is in crash loop: ${this.options.crashLoopAdvice?.() ?? CRASH_LOOP_ADVICE}`);
     }
   }
 

@@ -39,6 +39,7 @@ import { loadStateKey } from './state-key.ts';
 import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
+import { CRASH_LOOP_ADVICE } from './backend-handle.ts';
 import { throttledReport } from './throttled-report.ts';
 import { survivesWorkerStartFailures } from './worker-start-failure.ts';
 
@@ -154,6 +155,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       for (const hub of hubs?.hubs ?? []) if (hub.up) wire(hub, handle);
     },
     onDown: (name, message) => hubs?.broadcast({ type: 'backendDown', name, message }),
+    // Without a control bus (stdio mode, or one that did not start) `agent mcp restart` cannot reach this service.
+    crashLoopAdvice: () => (control ? CRASH_LOOP_ADVICE : 'fix its configuration: a saved change to its entry restarts it'),
   });
   const loader = new ConfigLoader(options.workerNice);
   const reloader = new ConfigReloader({

@@ -409,12 +409,30 @@ S('e2e mcp :: stopped during the initial load, a stdio service answers the reque
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'early', version: '1' } } })}\n`);
-  await poll(async () => /configuration loaded/.test(err), 'the configuration loaded', 20_000);
+  // Hub 0 up (stdin flows to it from then on) and the configuration loaded: the initial load is under way.
+  await poll(async () => /configuration loaded/.test(err) && /hub ready/.test(err), 'the configuration loaded and hub 0 up', 20_000);
+  await new Promise((r) => setTimeout(r, 300));
   const stoppedAt = Date.now();
   child.kill('SIGTERM');
   assert.is(await exited, 0, err);
   assert.ok(Date.now() - stoppedAt < 5_000, `stopped in ${Date.now() - stoppedAt} ms: the initial load was not waited for`);
   assert.equal(JSON.parse(out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
+});
+
+S("e2e mcp :: in stdio mode the crash-loop line does not send the operator to `agent mcp restart` (no control bus there)", async () => {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  writeConfig(configFile, { mcpServers: { dies: { command: node, args: ['-e', 'process.exit(1)'], maxRestarts: 1, restartDelay: 100, restartOnExit: true } } });
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    const line = await poll(async () => err.split('\n').find((l) => /backend is in crash loop/.test(l)), 'the crash-loop line', 20_000);
+    assert.match(JSON.parse(line).msg, /^backend is in crash loop: fix its configuration: a saved change to its entry restarts it$/);
+  } finally {
+    child.stdin.end();
+    await exited;
+  }
 });
 
 S.run();

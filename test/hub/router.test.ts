@@ -224,7 +224,9 @@ for (const { name, call, message, data } of unknowns) {
     const error = await failure(call(router));
     assert.is(error.code, ProtocolErrorCode.InvalidParams);
     assert.is(error.message, message);
-    assert.equal(error.data, data);
+    // The catalogue's code names the failure for clients that tell them apart.
+    const code = /^Unknown (\w+)/.exec(message)![1];
+    assert.equal(error.data, { code: `unknown_${code}`, ...data });
     assert.equal(a.asked, []);
   });
 }
@@ -237,7 +239,7 @@ for (const entry of ['rm', 'a_agent_rm']) {
     const error = await failure(router.callTool('a_agent_rm', {}, null, {}));
     assert.is(error.code, ProtocolErrorCode.InvalidParams);
     assert.is(error.message, 'Tool a_agent_rm is disabled by mcpServers.a.disabledTools; enable it with `agent mcp tools enable a rm`');
-    assert.equal(error.data, { tool: 'a_agent_rm', disabled: true });
+    assert.equal(error.data, { code: 'tool_disabled', tool: 'a_agent_rm', disabled: true });
     await router.callTool('a_agent_echo', {}, null, {});
     assert.equal(requests(a), [['tools/call', { name: 'echo', arguments: {} }]], 'only the enabled tool reached the backend');
   });
@@ -264,7 +266,7 @@ for (const { phase, status } of down) {
       const error = await failure(call());
       assert.is(error.code, ProtocolErrorCode.InternalError);
       assert.is(error.message, `Backend 'a' is not connected (status: ${status})`);
-      assert.equal(error.data, { backend: 'a', status });
+      assert.equal(error.data, { code: 'backend_unavailable', backend: 'a', status });
     }
     assert.equal(a.asked, []);
   });
@@ -324,7 +326,7 @@ for (const { name, error, hidden } of failures) {
     assert.is(thrown.code, error.code);
     for (const secret of hidden) assert.not.ok(thrown.message.includes(secret), `${secret} leaked: ${thrown.message}`);
     assert.match(thrown.message, /\[(REDACTED|PATH|URL)\]/);
-    assert.equal(thrown.data, { backend: 'a', reason: error.kind });
+    assert.equal(thrown.data, { code: { mcp: 'backend_error', timeout: 'backend_timeout', internal: 'internal', disconnected: 'backend_disconnected', cancelled: 'call_cancelled' }[error.kind], backend: 'a', reason: error.kind });
   });
 }
 
