@@ -119,7 +119,8 @@ export class StdioBridge {
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
     };
     // The last answer is written once stdout has taken everything before it.
-    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', () => this.finish('stdin closed', true)));
+    // A write that failed (EPIPE) is not a clean end: its 'error' event ends the service, unclean.
+    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', (error) => error || this.finish('stdin closed', true)));
     const held = this.held;
     this.held = [];
     for (const chunk of held) this.send(chunk);

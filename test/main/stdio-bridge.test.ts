@@ -163,6 +163,7 @@ test('stdio bridge :: a stdout the client closed (EPIPE) ends the service; later
   t.send({ type: 'stdout', chunk: new TextEncoder().encode('one\n') });
   await t.until(() => t.ends.length > 0, 'the end');
   assert.equal(t.ends, ['stdout closed by the client (EPIPE)']);
+  assert.equal(t.clean, [false], 'answers could not be written: exit 1');
   t.send({ type: 'stdout', chunk: new TextEncoder().encode('two\n') });
   await t.until(() => t.hub.filter((m) => m.type === 'stdoutCredit').length === 2, 'both acknowledged');
   t.close();
