@@ -186,7 +186,7 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
     if (error.code === Code.bad_tool_name) return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);
-    return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${error.message}\n` };
+    return failure(error);
   }
   let out = changeText(outcome, action, location.file);
   if (!outcome.changed) return { code: EXIT_OK, stdout: out, stderr: '' };

@@ -14,9 +14,10 @@ import {
 } from './schema.ts';
 import type { BackendSpec, LoadedConfig, RawStrings, ServerSlot } from './types.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
+import { DEFAULT_REQUEST_TIMEOUT } from '../shared/backend-spec.ts';
 
 export const DEFAULT_CONNECTION_TIMEOUT = 10_000;
-export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export { DEFAULT_REQUEST_TIMEOUT };
 export const DEFAULT_MAX_RESTARTS = 5;
 export const DEFAULT_RESTART_DELAY = 1_000;
 

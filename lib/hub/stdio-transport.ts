@@ -17,7 +17,6 @@ import {
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
-import { isPlainObject } from '../shared/plain-object.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -40,6 +39,7 @@ function looksLikeResponse(head: Buffer): boolean {
 
 // Ends with the connection, never with an answer: not owed when stdin ends.
 const LONG_LIVED = new Set(['subscriptions/listen']);
+const owesAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } => isJSONRPCRequest(message) && !LONG_LIVED.has(message.method);
 // What a question to the client gets once stdin has ended (the SDK's "connection closed").
 const CONNECTION_CLOSED = -32000;
 
@@ -156,7 +156,7 @@ export class ChannelStdioTransport implements Transport {
       this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
-    if (isJSONRPCRequest(message) && !LONG_LIVED.has(message.method)) this.owe(message.id);
+    if (owesAnswer(message)) this.owe(message.id);
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
     // A cancelled request gets no answer (MCP): nothing is owed for it any more.
     if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
@@ -230,10 +230,10 @@ export class ChannelStdioTransport implements Transport {
     for (const line of lines) {
       if (isOversized(line)) continue;
       try {
-        const value: unknown = JSON.parse(line.toString('utf8'));
-        if (isPlainObject(value) && typeof value.method === 'string' && !LONG_LIVED.has(value.method) && (typeof value.id === 'string' || typeof value.id === 'number')) this.owe(value.id);
+        const message = parseJSONRPCMessage(JSON.parse(line.toString('utf8')));
+        if (owesAnswer(message)) this.owe(message.id);
       } catch {
-        // Not JSON: it asked for nothing.
+        // Not JSON-RPC: it asked for nothing.
       }
     }
   }
@@ -262,8 +262,8 @@ export class ChannelStdioTransport implements Transport {
     if (this.waiting) this.readWaitingForIds();
     // Requests still owed when the service stops (a signal, the drain's deadline) are told so.
     const error = { code: rpcCode(Code.service_stopping), message: 'The service is shutting down: the request was not completed' };
-    for (const id of this.owed.keys()) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
     for (const id of [...this.owed.keys()]) {
+      void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
       this.owed.delete(id);
       this.owedChanged(id, false);
     }

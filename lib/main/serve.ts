@@ -40,6 +40,7 @@ import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
 import { CRASH_LOOP_ADVICE } from './backend-handle.ts';
+import { DEFAULT_REQUEST_TIMEOUT } from '../shared/backend-spec.ts';
 import { throttledReport } from './throttled-report.ts';
 import { survivesWorkerStartFailures } from './worker-start-failure.ts';
 
@@ -49,8 +50,6 @@ export const PING_TIMEOUT_MS = 5_000;
 const STDIN_DRAIN_MARGIN_MS = 5_000;
 /** How long the shutdown waits for a stdio client to read what stdout still holds. */
 const STDOUT_FLUSH_MS = 2_000;
-/** The drain's allowance while no configuration has loaded yet: decisions §2's default requestTimeout. */
-const DEFAULT_DRAIN_REQUEST_TIMEOUT_MS = 60_000;
 
 /** The whole shutdown: backends stop in parallel (2 s + 2 s grace, then SIGKILL), with room to spare. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -230,7 +229,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // the client fails at once), counted from when they can be routed: not before the initial load
   // (its wait included) is over. Before the configuration is loaded, the default requestTimeout.
   const drainUntil = (endedAt: number) => {
-    const longest = reloader.attempted ? Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) : DEFAULT_DRAIN_REQUEST_TIMEOUT_MS;
+    const longest = reloader.attempted ? Math.max(0, ...[...registry.all()].map((handle) => handle.spec.requestTimeout)) : DEFAULT_REQUEST_TIMEOUT;
     return Math.max(endedAt, startedAt + options.initialWait) + longest + STDIN_DRAIN_MARGIN_MS;
   };
   // Answers lost (the deadline, a closed stdout, a dead hub): exit 1, so a script can tell.

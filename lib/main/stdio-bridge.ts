@@ -3,7 +3,7 @@
 // paused while the hub is a window behind, or down), and stdout is acknowledged once written.
 // EOF on stdin is the client leaving: the hub answers what it read by then and says when it is
 // done (a piped `agent serve --transport stdio < requests` gets its answers), then the service
-// shuts down; at the latest `drainMs` after the EOF, or at once if the hub dies meanwhile.
+// shuts down; at the latest when `drainUntil` says, or at once if the hub dies meanwhile.
 import { PUMP_WINDOW_BYTES } from '../shared/messages/pump.ts';
 import { failureLines } from '../shared/hub-failure.ts';
 import type { PumpClient } from './pump-client.ts';
@@ -97,15 +97,13 @@ export class StdioBridge {
     const { stdout } = this.streams;
     if (this.outputGone || !(stdout as NodeJS.WriteStream).writableLength) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = this.timers.setTimeout(done, ms);
-      function done() {
+      const done = () => {
+        this.timers.clearTimeout(timer);
         stdout.off('drain', done);
         resolve();
-      }
-      stdout.once('drain', () => {
-        this.timers.clearTimeout(timer);
-        done();
-      });
+      };
+      const timer = this.timers.setTimeout(done, ms);
+      stdout.once('drain', done);
     });
   }
 

@@ -3,6 +3,9 @@
 // lib/config/types.ts; these live in shared so that thread messages need nothing from config.
 import type { StderrLimits } from './stderr-limits.ts';
 
+/** decisions §2: a backend's requestTimeout when mcp.json sets none (the main thread needs it too). */
+export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+
 export type ProtocolMode = 'legacy' | '2026-07-28' | 'auto';
 export type StderrTarget = 'pipe' | 'inherit' | 'ignore' | number;
 export type RemoteType = 'http' | 'sse' | 'streamableHttp';

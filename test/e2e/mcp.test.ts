@@ -332,6 +332,18 @@ E.run();
 // ---------------------------------------------------------------------------------------------
 const S = suite('e2e mcp (stdio serve mode)');
 
+/** `agent serve --transport stdio --no-http` on its own configuration: its stdout and stderr as text so far, and its exit. */
+function stdioService(servers: Record<string, unknown>) {
+  const configFile = path.join(tempDir(), 'mcp.json');
+  writeConfig(configFile, { mcpServers: servers });
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = { out: '', err: '' };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output.out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output.err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output, exited };
+}
+
 S('e2e mcp :: --transport stdio --no-http serves one client; EOF on stdin shuts down cleanly', async () => {
   const dir = tempDir();
   const configFile = path.join(dir, 'mcp.json');
@@ -364,14 +376,7 @@ S('e2e mcp :: --transport stdio --no-http serves one client; EOF on stdin shuts 
 });
 
 S('e2e mcp :: requests piped in and stdin closed at once are all answered (a last line without its newline too), then the service exits', async () => {
-  const configFile = path.join(tempDir(), 'mcp.json');
-  writeConfig(configFile, { mcpServers: { fixture: { command: node, args: [FIXTURE_SERVER] } } });
-  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { child, output, exited } = stdioService({ fixture: { command: node, args: [FIXTURE_SERVER] } });
   const lines = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'piped', version: '1' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -380,9 +385,9 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'last' } } },
   ].map((m) => JSON.stringify(m));
   child.stdin.end(lines.join('\n'));
-  assert.is(await exited, 0, err);
+  assert.is(await exited, 0, output.err);
   const answers = new Map(
-    out
+    output.out
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line))
@@ -393,41 +398,29 @@ S('e2e mcp :: requests piped in and stdin closed at once are all answered (a las
   assert.is(answers.get(1).result.serverInfo.name, 'agent');
   assert.equal(answers.get(2).result.content, [{ type: 'text', text: 'done after 6 steps' }], 'the slow call finished after EOF');
   assert.equal(answers.get(3).result.content, [{ type: 'text', text: 'last' }]);
-  assert.match(err, /"reason":"stdin closed"/);
-  const notifications = out.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((m) => !('id' in m)).map((m) => m.method);
+  assert.match(output.err, /"reason":"stdin closed"/);
+  const notifications = output.out.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((m) => !('id' in m)).map((m) => m.method);
   assert.equal(notifications, [], 'no list_changed: the initialize answer already had every list');
 });
 
 S('e2e mcp :: stopped during the initial load, a stdio service answers the requests that waited with the shutdown error, at once', async () => {
-  const configFile = path.join(tempDir(), 'mcp.json');
   // A backend that never answers initialize: the initial load waits its full 10 s.
-  writeConfig(configFile, { mcpServers: { mute: { command: node, args: ['-e', 'setTimeout(() => {}, 60_000)'] } } });
-  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { child, output, exited } = stdioService({ mute: { command: node, args: ['-e', 'setTimeout(() => {}, 60_000)'] } });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'early', version: '1' } } })}\n`);
   // Hub 0 up (stdin flows to it from then on) and the configuration loaded: the initial load is under way.
-  await poll(async () => /configuration loaded/.test(err) && /hub ready/.test(err), 'the configuration loaded and hub 0 up', 20_000);
+  await poll(async () => /configuration loaded/.test(output.err) && /hub ready/.test(output.err), 'the configuration loaded and hub 0 up', 20_000);
   await new Promise((r) => setTimeout(r, 300));
   const stoppedAt = Date.now();
   child.kill('SIGTERM');
-  assert.is(await exited, 0, err);
+  assert.is(await exited, 0, output.err);
   assert.ok(Date.now() - stoppedAt < 5_000, `stopped in ${Date.now() - stoppedAt} ms: the initial load was not waited for`);
-  assert.equal(JSON.parse(out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
+  assert.equal(JSON.parse(output.out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
 });
 
 S("e2e mcp :: in stdio mode the crash-loop line does not send the operator to `agent mcp restart` (no control bus there)", async () => {
-  const configFile = path.join(tempDir(), 'mcp.json');
-  writeConfig(configFile, { mcpServers: { dies: { command: node, args: ['-e', 'process.exit(1)'], maxRestarts: 1, restartDelay: 100, restartOnExit: true } } });
-  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', configFile], { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { child, output, exited } = stdioService({ dies: { command: node, args: ['-e', 'process.exit(1)'], maxRestarts: 1, restartDelay: 100, restartOnExit: true } });
   try {
-    const line = await poll(async () => err.split('\n').find((l) => /backend is in crash loop/.test(l)), 'the crash-loop line', 20_000);
+    const line = await poll(async () => output.err.split('\n').find((l) => /backend is in crash loop/.test(l)), 'the crash-loop line', 20_000);
     assert.match(JSON.parse(line).msg, /^backend is in crash loop: fix its configuration: a saved change to its entry restarts it$/);
   } finally {
     child.stdin.end();

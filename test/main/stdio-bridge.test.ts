@@ -169,4 +169,29 @@ test('stdio bridge :: a stdout the client closed (EPIPE) ends the service; later
   t.close();
 });
 
+test('stdio bridge :: flushed() waits for stdout to take what it holds, or for its bound; it leaves no listener either way', async () => {
+  // A stdout whose reader takes a write only when the test says so.
+  const pending: (() => void)[] = [];
+  const slow = new Writable({ highWaterMark: 1, write: (_chunk, _encoding, callback) => void pending.push(callback) });
+  const t = setup(slow);
+  t.bridge.attach(t.pump);
+  let resolved = false;
+  await t.bridge.flushed(2_000).then(() => (resolved = true));
+  assert.ok(resolved, 'nothing held: at once');
+  slow.write('held\n');
+  let flushed = false;
+  const first = t.bridge.flushed(2_000).then(() => (flushed = true));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.not.ok(flushed, 'waits while stdout holds bytes');
+  pending.shift()!();
+  await first;
+  assert.ok(t.timers.at(-1)!.cleared, 'its bound is cleared');
+  slow.write('held again\n');
+  const second = t.bridge.flushed(2_000);
+  t.timers.at(-1)!.fn(); // the bound passes: a reader that stopped reading
+  await second;
+  assert.is(slow.listenerCount('drain'), 0);
+  t.close();
+});
+
 test.run();
