@@ -7,6 +7,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Inventory } from '../shared/messages/calls.ts';
 import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_INPUT_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, type WorkerEvent } from '../shared/messages/state-events.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import { Code } from '../shared/errors.ts';
 import { secretValuesOf } from '../shared/secret-values.ts';
 import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 import { makeCodeCache } from './code-cache-hook.ts';
@@ -88,7 +89,7 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
         return toMain(event);
       default: {
         const unknown: never = event;
-        log.error({ event: unknown }, 'protocol error: unknown runner event');
+        log.error({ code: Code.protocol_error, event: unknown }, 'protocol error: unknown runner event');
       }
     }
   };

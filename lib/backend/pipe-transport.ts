@@ -13,6 +13,8 @@ export type PipeTransportOptions = {
   maxMessageBytes: number;
   /** A message over the limit that answers no request in flight: the owner logs it. */
   onOversized: (bytes: number) => void;
+  /** A line that is not JSON (a backend printing to stdout): skipped; the owner may say so. */
+  onNotJson?: (line: Buffer) => void;
 };
 
 // An MCP transport over a child's stdin/stdout (newline-delimited JSON). It deliberately has no
@@ -82,12 +84,13 @@ export class PipeTransport implements Transport {
     }
   }
 
-  // Lines that are not JSON are ignored (a backend printing to stdout); JSON that is not JSON-RPC is reported.
+  // Lines that are not JSON are skipped (a backend printing to stdout) and told to the owner; JSON that is not JSON-RPC is reported.
   private parse(line: Buffer): JSONRPCMessage | null {
     try {
       return parseJsonRpcLine(line.toString('utf8'));
     } catch (error) {
-      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      if (error instanceof SyntaxError) this.options.onNotJson?.(line);
+      else this.onerror?.(error as Error);
       return null;
     }
   }

@@ -16,6 +16,7 @@ import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, type Conne
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
+import { callFailureLine } from './call-failure-log.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
 
@@ -218,7 +219,8 @@ export class BackendRunner {
 
   private connectChild(spec: StdioSpec): StdioConnection {
     const { maxMessageBytes, stateDir, nice = 0 } = this.options;
-    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.capture(), log: this.log });
+    const mask = (text: string) => maskSecretValues(text, this.secrets, false);
+    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.capture(), mask, log: this.log });
     this.stdio = stdio;
     return stdio;
   }
@@ -312,6 +314,10 @@ export class BackendRunner {
   /** Routes one client request to the backend. Never rejects. */
   async request(call: BackendCall): Promise<CallOutcome> {
     const outcome = await this.send(call);
+    if (!outcome.ok) {
+      const line = callFailureLine(call, outcome.error);
+      this.log[line.level](line.fields, line.message);
+    }
     // tasks/result waits for its task to end by design (bounded by the task's ttl): no timeout to count.
     if (call.method === 'tasks/result') return outcome;
     const consecutiveTimeouts = this.timeouts.record(outcome);

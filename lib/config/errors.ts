@@ -12,6 +12,8 @@ export type ConfigProblem = {
   /** Line and column (1-based) when known, for syntax errors. */
   line?: number;
   column?: number;
+  /** The catalogue's code when it is not `invalid_config` (a `$NAME` that names no variable). */
+  code?: 'undefined_variable';
 };
 
 export function formatProblem(p: ConfigProblem): string {

@@ -125,7 +125,7 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
   } catch (error) {
     if (!(error instanceof UndefinedVariableError)) throw error;
     return invalid(name, tags, disabled, [
-      { file, path: error.field, expected: `the variable \`${error.variable}\` to be defined in the environment or the Runtime Scope .env`, found: 'it undefined' },
+      { file, path: error.field, expected: `the variable \`${error.variable}\` to be defined in the environment or the Runtime Scope .env`, found: 'it undefined', code: 'undefined_variable' },
     ]);
   }
 }

@@ -90,7 +90,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     if (streamable.size + sse.size < maxSessions) return null;
     refused++;
     if (now() - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
-      log.warn({ maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${refused} new ones (--max-sessions)`);
+      log.warn({ code: Code.too_many_sessions, maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${refused} new ones (--max-sessions)`);
       lastRefusalLog = now();
       refused = 0;
     }

@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import type { HubSettings, HubToMain, MainToHub } from '../shared/messages/hub.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { Code } from '../shared/errors.ts';
 import { createHubApp } from './app.ts';
 import { HubBackends } from './backends.ts';
 import { Catalog } from './catalog.ts';
@@ -99,7 +100,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       : null;
   const app = createHubApp({ mcp, rest: createRestHandlers({ source: backends, tokens }) });
   const maxBacklogBytes = Math.max(2 * settings.maxMessageBytes, DEFAULT_MAX_BACKLOG_BYTES);
-  const pump = servePump(pumpPort, app, (error) => log.error({ error: redactCredentials(error) }, 'hub request failed'), {
+  const pump = servePump(pumpPort, app, (error) => log.error({ code: Code.internal, error: redactCredentials(error) }, 'hub request failed'), {
     maxBacklogBytes,
     onBacklog: (bytes) => log.warn({ bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut'),
   });
@@ -147,7 +148,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
         return;
       default: {
         const unknown: never = message;
-        log.error({ message: unknown }, 'protocol error: unknown message from the main thread');
+        log.error({ code: Code.protocol_error, message: unknown }, 'protocol error: unknown message from the main thread');
       }
     }
   });

@@ -4,8 +4,8 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import type { BackendMethod, CallError } from '../shared/messages/calls.ts';
-import { Code, type ErrorCode, rpcCode } from '../shared/errors.ts';
+import { type BackendMethod, CALL_FAILURE } from '../shared/messages/calls.ts';
+import { Code, rpcCode } from '../shared/errors.ts';
 import type { BackendLink, CallExtra, InitialLoadGate, LinkOutcome } from './link-types.ts';
 import type { RequestStatePayload, StateCodec } from './request-state.ts';
 import type { ResourceSubscriptions, Subscriber } from './subscriptions.ts';
@@ -54,13 +54,6 @@ type Kind = 'tool' | 'prompt' | 'resource';
 
 // The catalogue's codes (lib/shared/errors.ts) of what the router answers; MCP error data carries them as `code`.
 const UNKNOWN = { tool: Code.unknown_tool, prompt: Code.unknown_prompt, resource: Code.unknown_resource } as const;
-const CALL_FAILURE: Record<CallError['kind'], ErrorCode> = {
-  mcp: Code.backend_error,
-  timeout: Code.backend_timeout,
-  disconnected: Code.backend_disconnected,
-  cancelled: Code.call_cancelled,
-  internal: Code.internal,
-};
 type Target = { backend: BackendState; name: string; link: BackendLink };
 
 // Reserved `io.modelcontextprotocol/*` _meta keys describe the backend's own envelope (its

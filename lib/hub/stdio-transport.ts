@@ -248,6 +248,9 @@ export class ChannelStdioTransport implements Transport {
     if (isJSONRPCRequest(message)) {
       if (this.inputEnded) return this.unanswerable(message.id);
       this.asked.add(message.id);
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      // The server gave up on its question (its timeout): it waits for no answer any more.
+      this.asked.delete(message.params?.requestId as string | number);
     }
     // Posted at once, whatever the window: the answer is on its way, no longer owed (a hub that dies
     // while this waits for the window must not have the main thread fail it as well).

@@ -3,6 +3,7 @@
 // pump, and what it must be told (backend facts, direct channels to backend workers).
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
+import { Code } from '../shared/errors.ts';
 import type { HubSettings, HubToMain, HubWorkerData, MainToHub } from '../shared/messages/hub.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { forEachLine } from './worker-output.ts';
@@ -123,7 +124,7 @@ export class HubHandle {
         return;
       default: {
         const unknown: never = message;
-        this.log.error({ hub: this.index, message: unknown }, 'protocol error: unknown message from a hub');
+        this.log.error({ hub: this.index, code: Code.protocol_error, message: unknown }, 'protocol error: unknown message from a hub');
       }
     }
   }
@@ -136,7 +137,7 @@ export class HubHandle {
     this.ready = false;
     // Its 2025 sessions are gone: their ids still lead here, and the new worker answers them 404.
     this.log.error(
-      { hub: this.index, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed },
+      { hub: this.index, code: Code.hub_failed, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed },
       `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
     );
     this.options.onDown?.(this);

@@ -6,9 +6,15 @@ import { formatProblem } from '../config/errors.ts';
 import { changedKeys, specChange } from '../config/spec-diff.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import { newBackendState } from '../shared/backend-state.ts';
+import { Code } from '../shared/errors.ts';
 import type { StateTable } from './state-table.ts';
 
 export const DEFAULT_STOP_GRACE_MS = 2_000;
+
+/** The catalogue's code of an invalid entry's log line: its problem's own, else invalid_config. */
+function invalidCode(slot: ServerSlot) {
+  return slot.problems?.find((problem) => problem.code)?.code ?? Code.invalid_config;
+}
 
 export class BackendRegistry {
   private readonly handles = new Map<string, BackendHandle>();
@@ -87,10 +93,10 @@ export class BackendRegistry {
     const problems = (slot.problems ?? []).map(formatProblem);
     const running = this.handles.get(slot.name);
     if (running) {
-      this.options.log.error({ backend: slot.name, problems }, 'invalid server entry ignored: the last good configuration keeps running');
+      this.options.log.error({ backend: slot.name, code: invalidCode(slot), problems }, 'invalid server entry ignored: the last good configuration keeps running');
       return;
     }
-    this.options.log.error({ backend: slot.name, problems }, 'invalid server entry: not started');
+    this.options.log.error({ backend: slot.name, code: invalidCode(slot), problems }, 'invalid server entry: not started');
     const state = newBackendState(slot.name, slot.tags, null);
     state.phase = 'invalid';
     state.firstConnect = false;

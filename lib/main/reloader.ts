@@ -8,6 +8,7 @@ import type { ConfigLocation } from '../config/paths.ts';
 import type { LoadedConfig } from '../config/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { Code } from '../shared/errors.ts';
 import type { ReloadFacts } from './status-view.ts';
 
 export type ReloadOutcome = { ok: boolean; message: string };
@@ -45,7 +46,7 @@ export class ConfigReloader {
     const next = this.loading
       .then(() => this.run(why))
       .catch((error: unknown): RunOutcome => {
-        this.options.log.error({ error: redactCredentials(error) }, LOAD_FAILED);
+        this.options.log.error({ code: Code.internal, error: redactCredentials(error) }, LOAD_FAILED);
         // Bad input never throws: a load that did is its worker not starting or answering.
         return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}`, passing: true };
       })
@@ -88,7 +89,7 @@ export class ConfigReloader {
     if (this.closed) return { ok: false, message: 'the service is shutting down' };
     if (!outcome.ok) {
       const kept = this.options.loaded() ? 'the last good configuration stays active' : 'the service stays up without a configuration (503) until a valid file appears';
-      for (const problem of outcome.problems) log.error({ file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
+      for (const problem of outcome.problems) log.error({ code: problem.code ?? Code.invalid_config, file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
       const reason = outcome.problems.map(formatProblem).join('; ');
       this.facts.rejected = { at: new Date().toISOString(), reason };
       // Unreadable for want of resources, not for what the file says: worth trying again.

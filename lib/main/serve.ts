@@ -16,6 +16,7 @@ import { type Announcement, announceService } from '../control/discovery.ts';
 import { type ControlServer, ControlSocketInUseError, socketPath, startControlServer } from '../control/server.ts';
 import { createLogger, flushLogger } from '../shared/logger.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { AgentError, Code } from '../shared/errors.ts';
 import { SERVICE_VERSION } from '../shared/version.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { createApp } from './app.ts';
@@ -107,7 +108,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   exposeGcToWorkers();
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
-  process.on('unhandledRejection', (reason) => log.error({ error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));
+  process.on('unhandledRejection', (reason) => log.error({ code: Code.internal, error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));
   survivesWorkerStartFailures((error) => log.error({ error: redactCredentials(error.message) }, 'a worker thread could not start (out of file descriptors or memory?); the service keeps running'));
   // stderr carries log lines only: Node's warnings become log lines too.
   process.removeAllListeners('warning');
@@ -181,7 +182,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       log.debug({ socket: control.path }, 'control bus listening');
     } catch (error) {
       if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, location.dir));
-      log.error({ error: redactCredentials(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
+      log.error({ code: error instanceof AgentError ? error.code : Code.internal, error: redactCredentials(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
     }
     // Backends a killed predecessor left behind end before ours start.
     endOrphans(stateDir, log);
@@ -233,7 +234,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     return Math.max(endedAt, startedAt + options.initialWait) + longest + STDIN_DRAIN_MARGIN_MS;
   };
   // Answers lost (the deadline, a closed stdout, a dead hub): exit 1, so a script can tell.
-  const stdio = options.transport === 'stdio' ? new StdioBridge((reason, clean) => void shutdown(reason).then((code) => finished(clean ? code : 1)), { drainUntil }) : null;
+  const stdio = options.transport === 'stdio' ? new StdioBridge((reason, clean) => void shutdown(reason, !clean).then(finished), { drainUntil }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 
@@ -317,7 +318,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   }
 
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
-  function shutdown(reason: string): Promise<0 | 1> {
+  function shutdown(reason: string, answersLost = false): Promise<0 | 1> {
     stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
       const code = await runShutdown(
@@ -337,9 +338,10 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         ],
         { deadlineMs: SHUTDOWN_DEADLINE_MS, log, killAll: () => registry.killAll() },
       );
-      log.info({ code }, code === 0 ? 'stopped' : 'stopped with errors');
+      const exit = answersLost ? 1 : code;
+      log.info({ code: exit }, answersLost ? 'stopped: requests read from stdin were left without an answer' : code === 0 ? 'stopped' : 'stopped with errors');
       await flushLogger(log);
-      return code;
+      return exit;
     })();
     return stopping;
   }

@@ -105,6 +105,7 @@ R('e2e config reload :: a malformed .env is rejected and everything keeps runnin
   fs.writeFileSync(envFile, 'ALPHA=a3\nthis line is not an assignment\n');
   const line = await svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('configuration rejected') && l.file === envFile);
   assert.is(line.line, 2);
+  assert.is(line.code, 'invalid_config', "the catalogue's code");
   assert.equal(await pids(), before);
   assert.is((await envOf('alpha')).VALUE, 'a2', 'the last working environment stays active');
 });
@@ -116,7 +117,8 @@ R('e2e config reload :: deleting .env, then creating it again', async () => {
   // configuration; delta's bare DELTA simply disappears, so delta restarts without it.
   await expectRestarted(before, ['delta'], '.env delete');
   assert.not.ok('DELTA' in (await envOf('delta')));
-  assert.ok(svc.logs.some((l) => l.msg === 'invalid server entry ignored: the last good configuration keeps running' && l.backend === 'alpha'));
+  const ignored = svc.logs.find((l) => l.msg === 'invalid server entry ignored: the last good configuration keeps running' && l.backend === 'alpha');
+  assert.is(ignored?.code, 'undefined_variable', 'the line carries the catalogue code of its problem');
   before = await pids();
   fs.writeFileSync(envFile, 'ALPHA=a2\nBETA=b2\nDELTA=d2\n');
   await expectRestarted(before, ['delta'], '.env create');

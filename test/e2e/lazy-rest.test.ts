@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { EVERYTHING_SERVER, FIXTURE_SERVER, type Service, startService } from '../helpers/service.ts';
+import { EVERYTHING_SERVER, FIXTURE_SERVER, poll, type Service, startService, writeConfig } from '../helpers/service.ts';
 
 const node = process.execPath;
 let svc: Service;
@@ -10,18 +10,20 @@ let client: Client;
 
 const L = suite('e2e lazy tools and REST views');
 
+const SERVERS = {
+  fixture: { command: node, args: [FIXTURE_SERVER], tags: ['local'], disabledTools: ['env'], toolDescriptionOverrides: { echo: 'Repeat the text back, verbatim.' } },
+  everything: { command: node, args: [EVERYTHING_SERVER, 'stdio'], tags: ['reference'] },
+};
+let toolListChanges = 0;
+
 L.before(async () => {
   svc = await startService({
-    config: {
-      mcpServers: {
-        fixture: { command: node, args: [FIXTURE_SERVER], tags: ['local'], disabledTools: ['env'], toolDescriptionOverrides: { echo: 'Repeat the text back, verbatim.' } },
-        everything: { command: node, args: [EVERYTHING_SERVER, 'stdio'], tags: ['reference'] },
-      },
-    },
+    config: { mcpServers: SERVERS },
     args: ['--lazy-tools', '--health-rate-limit', '0'],
   });
   await svc.waitFor(async () => (await svc.get('/health')).body.status === 'healthy', 'healthy');
   client = new Client({ name: 'e2e-lazy', version: '1.0.0' });
+  client.setNotificationHandler('notifications/tools/list_changed', async () => void toolListChanges++);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
 });
 
@@ -62,6 +64,17 @@ L('e2e lazy :: tool_schema and tool_invoke', async () => {
   assert.equal(sum.content, [{ type: 'text', text: '9' }]);
   const unknown = await client.callTool({ name: 'tool_schema', arguments: { server: 'fixture', tool: 'env' } }).then(() => 'found', (e: Error) => e.message);
   assert.match(unknown, /Unknown tool: env on server fixture/);
+});
+
+L('e2e lazy :: a change in the tools behind tool_list is told with tools/list_changed, though the three meta-tools stay', async () => {
+  const seen = toolListChanges;
+  writeConfig(svc.configFile, { mcpServers: { ...SERVERS, fixture: { ...SERVERS.fixture, disabledTools: ['env', 'add'] } } });
+  await poll(async () => toolListChanges > seen, 'tools/list_changed after disabling a tool');
+  assert.equal((await client.listTools()).tools.map((t) => t.name), ['tool_list', 'tool_schema', 'tool_invoke']);
+  const names = structured(await client.callTool({ name: 'tool_list', arguments: { server: 'fixture' } })).tools.map((t: { tool: string }) => t.tool);
+  assert.not.ok(names.includes('add'), 'tool_list finds the change');
+  writeConfig(svc.configFile, { mcpServers: SERVERS });
+  await poll(async () => structured(await client.callTool({ name: 'tool_list', arguments: { server: 'fixture' } })).tools.some((t: { tool: string }) => t.tool === 'add'), 'add back');
 });
 
 L('e2e rest :: /api/v1/servers and /api/v1/tools with enabled flags, effective descriptions and token counts', async () => {

@@ -417,6 +417,22 @@ S('e2e mcp :: stopped during the initial load, a stdio service answers the reque
   assert.equal(JSON.parse(output.out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
 });
 
+S('e2e mcp :: a client that closed its end of stdout: the service stops with exit 1, and its last line says answers were lost', async () => {
+  const { child, output, exited } = stdioService({ fixture: { command: node, args: [FIXTURE_SERVER] } });
+  child.stdout.destroy();
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'nobody reads this' } } },
+  ].map((m) => `${JSON.stringify(m)}\n`);
+  child.stdin.end(lines.join(''));
+  assert.is(await exited, 1, output.err);
+  const logged = output.err.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.ok(logged.some((l) => l.msg === 'shutting down' && /EPIPE/.test(l.reason)), output.err);
+  const last = logged.at(-1);
+  assert.equal([last.msg, last.code], ['stopped: requests read from stdin were left without an answer', 1], 'the last line agrees with the exit code');
+});
+
 S("e2e mcp :: in stdio mode the crash-loop line does not send the operator to `agent mcp restart` (no control bus there)", async () => {
   const { child, output, exited } = stdioService({ dies: { command: node, args: ['-e', 'process.exit(1)'], maxRestarts: 1, restartDelay: 100, restartOnExit: true } });
   try {

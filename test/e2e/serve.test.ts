@@ -119,6 +119,7 @@ Full('e2e serve :: an invalid entry and a crash during initialize: 50% healthy i
   assert.match(detail(res.body, 'crashing').lastError, /exited with code 4 during initialize/);
   const logged = svc.logs.find((l) => l.msg === 'invalid server entry: not started' && l.backend === 'invalid');
   assert.ok(logged, 'the invalid entry is logged');
+  assert.is(logged.code, 'invalid_config');
 });
 
 Full('e2e serve :: a second HTTP service on the same configuration refuses to start; a stdio one runs beside it', async () => {

@@ -131,6 +131,17 @@ test('stdio transport :: once stdin has ended, questions to the client fail at o
   assert.is(t.ended(), 1);
 });
 
+test('stdio transport :: a question the server gave up on (its cancellation went out) is not failed again at the end of stdin', async () => {
+  const t = setup();
+  await t.transport.start();
+  await t.transport.send({ jsonrpc: '2.0', id: 'late', method: 'elicitation/create', params: {} } as JSONRPCMessage);
+  await t.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late', reason: 'Request timed out' } } as JSONRPCMessage);
+  t.end();
+  await settle();
+  assert.equal(t.received, [], 'no error answer to a question nobody waits for');
+  assert.is(t.ended(), 1, 'nothing owed: the transport ended');
+});
+
 test('stdio transport :: before stdin ends, answering everything does not close it', async () => {
   const t = setup();
   await t.transport.start();

@@ -58,6 +58,7 @@ test('reloader :: a load that threw (its worker did not start) is tried again', 
   await t.r.reload('file changed');
   for (let i = 0; i < 50 && t.applied() < 2; i++) await sleep(20);
   assert.is(t.applied(), 2);
+  assert.is(t.lines.find((l) => l.msg === 'configuration load failed')?.code, 'internal');
   await t.r.close();
 });
 
@@ -68,6 +69,9 @@ test('reloader :: a bad file is not retried; the retry of an unchanged file appl
   await t.r.reload('file changed');
   await sleep(150);
   assert.is(t.loads(), 2, 'no retry of a file that is wrong');
+  const rejected = t.lines.find((l) => String(l.msg).startsWith('configuration rejected'));
+  assert.is(rejected?.code, 'invalid_config', "the line carries the catalogue's code");
+  assert.is(rejected?.line, 1);
   const same = reloader([good('a'), unreadable('ENFILE'), good('a')]);
   await same.r.reload('startup');
   await same.r.reload('file changed');

@@ -3,6 +3,7 @@
 // messages, and its connection and inventory, which the hub's catalog is built from. The main
 // thread is not on this path (decisions §1). Everything a backend sends about a call travels on
 // the port of its outcome, so progress never arrives after the answer.
+import { Code, type ErrorCode } from '../errors.ts';
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 
 export const CALL_PROTOCOL_VERSION = 1 as const;
@@ -42,6 +43,15 @@ export type InputOutcome = { ok: true; result: Record<string, unknown> } | { ok:
 
 /** How a routed request failed, as plain data. `code` is the JSON-RPC error code to answer with. */
 export type CallError = { kind: 'mcp' | 'timeout' | 'disconnected' | 'cancelled' | 'internal'; code: number; message: string; data?: unknown };
+
+/** The catalogue's code of each way a routed request fails (MCP error data and log lines carry it). */
+export const CALL_FAILURE: Readonly<Record<CallError['kind'], ErrorCode>> = {
+  mcp: Code.backend_error,
+  timeout: Code.backend_timeout,
+  disconnected: Code.backend_disconnected,
+  cancelled: Code.call_cancelled,
+  internal: Code.internal,
+};
 
 export type CallOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: CallError };
 
