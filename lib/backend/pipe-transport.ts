@@ -13,8 +13,8 @@ export type PipeTransportOptions = {
   maxMessageBytes: number;
   /** A message over the limit that answers no request in flight: the owner logs it. */
   onOversized: (bytes: number) => void;
-  /** A line that is not JSON (a backend printing to stdout): skipped; the owner may say so. */
-  onNotJson?: (line: Buffer) => void;
+  /** A line that is not a JSON-RPC message (a backend printing to stdout, JSON logs): skipped; the owner says so. */
+  onStray?: (line: Buffer) => void;
 };
 
 // An MCP transport over a child's stdin/stdout (newline-delimited JSON). It deliberately has no
@@ -84,13 +84,12 @@ export class PipeTransport implements Transport {
     }
   }
 
-  // Lines that are not JSON are skipped (a backend printing to stdout) and told to the owner; JSON that is not JSON-RPC is reported.
+  // Lines that are not JSON-RPC messages (a backend printing to stdout, JSON logs) are skipped and told to the owner.
   private parse(line: Buffer): JSONRPCMessage | null {
     try {
       return parseJsonRpcLine(line.toString('utf8'));
-    } catch (error) {
-      if (error instanceof SyntaxError) this.options.onNotJson?.(line);
-      else this.onerror?.(error as Error);
+    } catch {
+      this.options.onStray?.(line);
       return null;
     }
   }

@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { type BackendCall, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
+import { type BackendCall, CALL_FAILURE, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
 import { CallTimer } from './call-timer.ts';
 import { hintOf } from '../shared/cache-hint.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
@@ -16,9 +16,11 @@ import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, type Conne
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
-import { callFailureLine } from './call-failure-log.ts';
+import { CallFailureLog } from './call-failure-log.ts';
+import { moveUrlCredentials } from './url-credentials.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
+import { Code } from '../shared/errors.ts';
 
 type Emit = (event: RunnerEvent) => void;
 
@@ -87,6 +89,7 @@ export class BackendRunner {
   // new limits start a new one.
   private stderrLimiter: StderrLimiter;
   private readonly timeouts = new TimeoutRun();
+  private readonly failures: CallFailureLog;
 
   constructor(
     private readonly spec: BackendSpec,
@@ -97,6 +100,7 @@ export class BackendRunner {
     this.stderrLimits = options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS };
     this.stderrLimiter = newStderrLimiter(this.stderrLimits);
     this.secrets = secretValuesOf(spec);
+    this.failures = new CallFailureLog(({ level, fields, message }) => this.log[level](fields, message), (text) => maskSecretValues(text, this.secrets));
   }
 
   /** The server's configured secrets (secret-values.ts), masked in its stderr before anything cuts or folds it. */
@@ -132,8 +136,10 @@ export class BackendRunner {
       transport = stdio.transport;
     } else {
       this.emit({ type: 'connecting', at, pid: null });
-      const url = new URL(this.spec.url);
-      const requestInit = { headers: this.spec.headers };
+      // fetch refuses a URL with user:password@: they go as a Basic Authorization header.
+      const remote = moveUrlCredentials(this.spec.url, this.spec.headers);
+      const url = new URL(remote.url);
+      const requestInit = { headers: remote.headers };
       transport = this.spec.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
     }
 
@@ -219,7 +225,7 @@ export class BackendRunner {
 
   private connectChild(spec: StdioSpec): StdioConnection {
     const { maxMessageBytes, stateDir, nice = 0 } = this.options;
-    const mask = (text: string) => maskSecretValues(text, this.secrets, false);
+    const mask = (text: string, cut: boolean) => maskSecretValues(text, this.secrets, cut);
     const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.capture(), mask, log: this.log });
     this.stdio = stdio;
     return stdio;
@@ -229,7 +235,7 @@ export class BackendRunner {
   private capture(): StderrCapture {
     this.stderrCapture ??= new StderrCapture({
       emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
-      onError: (error) => this.log.warn({ err: toWireError(error).message }, 'stderr capture failed'),
+      onError: (error) => this.log.warn({ code: Code.internal, err: toWireError(error).message }, 'stderr capture failed'),
       limits: this.stderrLimits,
       limiter: this.stderrLimiter,
       ...(this.secrets.length ? { mask: (line: string, cut: boolean) => maskSecretValues(line, this.secrets, cut) } : {}),
@@ -307,17 +313,14 @@ export class BackendRunner {
       const inventory = await this.readInventory(client, this.spec.requestTimeout);
       if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
     } catch (error) {
-      this.log.warn({ err: toWireError(error).message }, 'could not refresh the backend inventory');
+      this.log.warn({ code: CALL_FAILURE[this.callError(error, false).kind], err: toWireError(error).message }, 'could not refresh the backend inventory');
     }
   }
 
   /** Routes one client request to the backend. Never rejects. */
   async request(call: BackendCall): Promise<CallOutcome> {
     const outcome = await this.send(call);
-    if (!outcome.ok) {
-      const line = callFailureLine(call, outcome.error);
-      this.log[line.level](line.fields, line.message);
-    }
+    if (!outcome.ok) this.failures.failed(call, outcome.error);
     // tasks/result waits for its task to end by design (bounded by the task's ttl): no timeout to count.
     if (call.method === 'tasks/result') return outcome;
     const consecutiveTimeouts = this.timeouts.record(outcome);
@@ -442,7 +445,7 @@ export class BackendRunner {
     for (const uri of this.subscribed.keys()) {
       this.subscribed.set(uri, null);
       this.subscribeOn(client, uri).catch((error) =>
-        this.log.warn({ uri, err: toWireError(error).message }, 'could not re-establish a resource subscription after the backend reconnected'),
+        this.log.warn({ uri, code: CALL_FAILURE[this.callError(error, false).kind], err: toWireError(error).message }, 'could not re-establish a resource subscription after the backend reconnected'),
       );
     }
   }
@@ -513,6 +516,7 @@ export class BackendRunner {
     this.stopping = true;
     this.cancelReconnect();
     await this.endConnection(graceMs);
+    this.failures.flush();
     if (generation !== this.generation) return;
     await this.closeCapture();
     if (generation === this.generation) this.emit({ type: 'stopped', at: Date.now() });

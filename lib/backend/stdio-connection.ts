@@ -11,6 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 import { StdoutNoise } from './stdout-noise.ts';
+import { Code } from '../shared/errors.ts';
 import { type ChildExit, type SpawnedChild, spawnChild } from './child.ts';
 import { LineSplitter } from './line-splitter.ts';
 import { PipeTransport } from './pipe-transport.ts';
@@ -47,8 +48,8 @@ export type StdioOptions = {
   nice?: number;
   /** The backend's stderr capture, which outlives its children. */
   capture: () => StderrCapture;
-  /** Masks the server's secrets in what it printed (an excerpt of a stray stdout line). */
-  mask?: (text: string) => string;
+  /** Masks the server's secrets in what it printed (an excerpt of a stray stdout line); `cut`: a secret may end past the text. */
+  mask?: (text: string, cut: boolean) => string;
   log: Logger;
 };
 
@@ -79,12 +80,12 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
   let last = { line: '', truncated: false };
   const unwire = child.stderr ? wireStderr(child.stderr, options.capture(), (line, truncated) => (last = { line, truncated })) : () => undefined;
   const mask = options.mask ?? ((text: string) => text);
-  const noise = new StdoutNoise(({ fields, message }) => log.warn(fields, message), (text) => redactCredentials(mask(text)));
+  const noise = new StdoutNoise(({ fields, message }) => log.warn(fields, message), (text, cut) => redactCredentials(mask(text, cut)));
   const transport = new PipeTransport(child.stdout, child.stdin, {
     name: spec.name,
     maxMessageBytes,
-    onOversized: (bytes) => log.warn({ bytes, limit: maxMessageBytes }, 'skipped a message from the backend over the size limit'),
-    onNotJson: (line) => noise.seen(line),
+    onOversized: (bytes) => log.warn({ code: Code.message_too_large, bytes, limit: maxMessageBytes }, 'skipped a message from the backend over the size limit'),
+    onStray: (line) => noise.seen(line),
   });
   // The exit is seen after the pipes closed (execa waits for them): nothing more comes from them.
   void child.exited.then(() => {

@@ -4,6 +4,7 @@
 // live child nobody supervises. Then the main thread is told why, and the thread exits for real.
 import type { ExitInfo, RunnerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { Code } from '../shared/errors.ts';
 
 // A child that cannot be reaped in this time (stuck in the kernel) does not keep the thread.
 const REAP_WAIT_MS = 2_000;
@@ -33,7 +34,7 @@ export function failWorker(deps: FailureDeps): (failure: Failure) => void {
       clearTimeout(timer);
       const clean = (text: string) => redactCredentials(deps.mask ? deps.mask(text) : text);
       const message = clean(failure.reason);
-      const fields = { error: message, ...(failure.stack ? { stack: clean(failure.stack) } : {}), exitCode: failure.code };
+      const fields = { code: Code.internal, error: message, ...(failure.stack ? { stack: clean(failure.stack) } : {}), exitCode: failure.code };
       deps.emit({ v: 1, type: 'log', level: 'error', msg: 'backend worker failed; its child was ended', fields });
       deps.emit({ v: 1, type: 'failed', at: Date.now(), error: { name: 'WorkerFailed', message: `backend worker failed: ${message}` }, authRequired: false, exit });
       deps.exit(failure.code);

@@ -55,7 +55,7 @@ function render(value: unknown): string {
 export function effectiveText(entries: EffectiveEntry[]): string {
   const out: string[] = ['Effective configuration (* = from serverDefaults; without --show-secrets: $VAR values shown as written, env and header values and URL credentials masked)'];
   for (const e of entries) {
-    out.push(`${e.name}${e.disabled ? ' (disabled)' : ''}${e.valid ? '' : ' (invalid: not started)'}`);
+    out.push(`${e.name}${e.disabled ? ' (disabled)' : ''}${e.valid ? '' : ' (invalid: not started; one already running keeps its last good entry)'}`);
     for (const problem of e.problems) out.push(`  ! ${problem}`);
     if (!e.effective) continue;
     for (const [key, value] of Object.entries(e.effective)) {

@@ -3,7 +3,7 @@
 // connected; otherwise the name cannot be checked and is recorded as given.
 import type { ToolsResult } from '../control/protocol.ts';
 import type { StatusView } from '../main/status-view.ts';
-import { closestNames } from './closest.ts';
+import { closestNames } from '../shared/closest.ts';
 import { ask, type Target } from './target.ts';
 
 export type ToolCheck =

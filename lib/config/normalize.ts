@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { type ConfigProblem, describeValue, jsonPath, problemsFromZod } from './errors.ts';
+import { unknownKeys } from './unknown-keys.ts';
 import { buildChildEnv, type EnvSources, substitute, UndefinedVariableError } from './env.ts';
 import { isSecretName } from '../shared/secret-values.ts';
 import { mergeServerDefaults } from './merge.ts';
 import {
+  KNOWN_DEFAULTS_KEYS,
   KNOWN_SERVER_KEYS,
   KNOWN_TOP_LEVEL_KEYS,
   SERVER_NAME_PATTERN,
@@ -28,10 +30,10 @@ export type NormalizeResult = { ok: true; config: LoadedConfig } | { ok: false; 
 export function normalizeConfig(raw: unknown, file: string, dir: string, sources: EnvSources): NormalizeResult {
   if (!isPlainObject(raw)) return { ok: false, problems: [{ file, path: '', expected: 'a JSON object', found: describeValue(raw) }] };
   const warnings: string[] = [];
-  const unknownTop = Object.keys(raw).filter((k) => !KNOWN_TOP_LEVEL_KEYS.has(k));
-  if (unknownTop.length) warnings.push(`${file}: unknown top-level keys ignored: ${unknownTop.join(', ')}`);
-
   const problems: ConfigProblem[] = [];
+  const top = unknownKeys(raw, KNOWN_TOP_LEVEL_KEYS, '');
+  if (top.ignored.length) warnings.push(`${file}: unknown top-level keys ignored: ${top.ignored.join(', ')}`);
+  problems.push(...top.problems.map((problem) => ({ file, ...problem })));
   for (const key of ['mcpServers', 'mcpTemplates', 'templateSettings'] as const) {
     // mcpServers is the one required top-level key (service.md, "Configuration file").
     if ((raw[key] !== undefined || key === 'mcpServers') && !isPlainObject(raw[key])) problems.push({ file, path: key, expected: 'an object', found: describeValue(raw[key]) });
@@ -42,8 +44,9 @@ export function normalizeConfig(raw: unknown, file: string, dir: string, sources
     if (parsed.success) defaults = parsed.data;
     else problems.push(...problemsFromZod(file, ['serverDefaults'], parsed.error));
     if (isPlainObject(raw.serverDefaults)) {
-      const unknownDefaults = Object.keys(raw.serverDefaults).filter((k) => !(k in serverDefaultsSchema.shape));
-      if (unknownDefaults.length) warnings.push(`${file}: serverDefaults: unknown keys ignored: ${unknownDefaults.join(', ')}`);
+      const unknown = unknownKeys(raw.serverDefaults, KNOWN_DEFAULTS_KEYS, 'serverDefaults');
+      if (unknown.ignored.length) warnings.push(`${file}: serverDefaults: unknown keys ignored: ${unknown.ignored.join(', ')}`);
+      problems.push(...unknown.problems.map((problem) => ({ file, ...problem })));
     }
   }
   if (problems.length) return { ok: false, problems };
@@ -85,8 +88,9 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
   const entry: ServerEntry = parsed.data;
   const tags = entry.tags ?? [];
   const warnings: string[] = [];
-  const unknownKeys = Object.keys(value as object).filter((k) => !KNOWN_SERVER_KEYS.has(k));
-  if (unknownKeys.length) warnings.push(`${file}: ${where}: unknown keys ignored: ${unknownKeys.join(', ')}`);
+  const unknown = unknownKeys(value as object, KNOWN_SERVER_KEYS, where);
+  if (unknown.problems.length) return invalid(name, tags, looseDisabled, unknown.problems.map((problem) => ({ file, ...problem })));
+  if (unknown.ignored.length) warnings.push(`${file}: ${where}: unknown keys ignored: ${unknown.ignored.join(', ')}`);
 
   let disabled = false;
   if (typeof entry.disabled === 'string') {

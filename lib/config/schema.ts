@@ -75,4 +75,5 @@ export type ServerDefaults = z.infer<typeof serverDefaultsSchema>;
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
 
 export const KNOWN_SERVER_KEYS = new Set(Object.keys(serverEntrySchema.shape));
+export const KNOWN_DEFAULTS_KEYS = new Set(Object.keys(serverDefaultsSchema.shape));
 export const KNOWN_TOP_LEVEL_KEYS = new Set(['$schema', 'serverDefaults', 'mcpServers', 'mcpTemplates', 'templateSettings']);

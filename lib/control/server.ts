@@ -321,7 +321,7 @@ export async function startControlServer(socketFile: string, handlers: ControlHa
       throw error;
     }
   }
-  server.on('error', (error: Error) => log?.error({ err: error.message, path: socketFile }, 'Control socket error'));
+  server.on('error', (error: Error) => log?.error({ code: Code.internal, err: error.message, path: socketFile }, 'Control socket error'));
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

@@ -33,6 +33,8 @@ export class BackendLink implements RouterLink {
   // Callers waiting for the verdict on a call the backend reported broken.
   private readonly verdictWaiters = new Set<(error: CallError) => void>();
   private closed = false;
+  // The failures that are verdicts already (from down()): a call they end waits for no other.
+  private readonly verdicts = new WeakSet<CallError>();
   /** The worker's current connection to the backend (set when it reports one). */
   connection = 0;
 
@@ -44,7 +46,7 @@ export class BackendLink implements RouterLink {
     private readonly events: LinkEvents,
   ) {
     port.on('message', (message: BackendToHub) => this.onMessage(message));
-    port.on('close', () => this.close(`backend '${name}' failed: its worker thread ended; the request was not completed`));
+    port.on('close', () => this.close(`backend '${name}' went away (its worker thread ended: a stop, a restart or a failure); the request was not completed`));
   }
 
   /** Calls sent and not answered yet. */
@@ -126,7 +128,7 @@ export class BackendLink implements RouterLink {
         this.inflight.set(callId, { settle, extra });
         this.send(message(callId));
       });
-      if ('parked' in outcome || outcome.ok || outcome.error.kind !== 'disconnected') return outcome;
+      if ('parked' in outcome || outcome.ok || outcome.error.kind !== 'disconnected' || this.verdicts.has(outcome.error)) return outcome;
       // The child died under the call: supervision's verdict names what happens next.
       return await this.verdict(outcome);
     } finally {
@@ -177,9 +179,10 @@ export class BackendLink implements RouterLink {
     });
   }
 
-  /** Supervision ended the backend's child: every call in flight fails now with `message`. */
+  /** Supervision ended the backend's child: every call in flight fails now with `message`, a verdict no later news replaces. */
   down(message: string): void {
     const error: CallError = { kind: 'disconnected', code: -32603, message };
+    this.verdicts.add(error);
     for (const call of this.inflight.values()) call.settle({ ok: false, error });
     for (const waiter of [...this.verdictWaiters]) waiter(error);
   }

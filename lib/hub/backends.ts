@@ -91,7 +91,7 @@ export class HubBackends implements BackendSource {
       port.close();
       return;
     }
-    previous?.close(`backend '${name}' failed: its worker thread ended; the request was not completed`);
+    previous?.close(`backend '${name}' has a new worker (it was restarted); the request was not completed and is not replayed`);
     this.connections.delete(name);
     const link = new BackendLink(name, worker, port, {
       connected: (facts) => this.setConnection(name, link, facts),

@@ -47,7 +47,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     taskStatus: (name, params) => router?.tasks.status(name, params),
     connected: (name, worker, connection) => {
       const lost = router?.tasks.reconnected(name, worker, connection) ?? 0;
-      if (lost) log.warn({ backend: name, tasks: lost }, `${lost} task(s) of backend '${name}' were lost when it restarted; the sessions that created them were told they failed`);
+      if (lost) log.warn({ backend: name, code: Code.backend_disconnected, tasks: lost }, `${lost} task(s) of backend '${name}' were lost when it restarted; the sessions that created them were told they failed`);
     },
     // Its subscriptions and tasks went with its worker; a server added again under the name starts afresh.
     removed: (name) => {
@@ -68,7 +68,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     backends: () => (backends.configAttempted ? backends.all() : null),
     alsoWaiting: () => backends.unwired(),
     onDeadline: (still) => {
-      if (still.length) log.warn({ stillConnecting: still }, 'initial wait over: clients are answered with the backends connected so far');
+      if (still.length) log.warn({ code: Code.backend_unavailable, stillConnecting: still }, 'initial wait over: clients are answered with the backends connected so far');
     },
   });
   router = new Router({

@@ -68,6 +68,10 @@ export type PumpServer = {
   endStdout(): void;
   /** stdio mode: the requests owed changed (ids added, removed). */
   stdioOwed(add: (string | number)[], remove: (string | number)[]): void;
+  /** stdio mode: the client's initialize line, for the hub that would replace this one. */
+  stdioInitialize(line: Uint8Array): void;
+  /** stdio mode: the initialize line the client sent to the hub this one replaces. */
+  onReplay?: (line: Uint8Array) => void;
 };
 
 type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { credit: true };
@@ -237,6 +241,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     stdioOwed(add, remove) {
       post({ type: 'stdioOwed', add, remove });
     },
+    stdioInitialize(line) {
+      post({ type: 'stdioInitialize', line });
+    },
   };
 
   port.on('message', (message: PumpToHub) => {
@@ -283,6 +290,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         return;
       case 'stdinEnd':
         server.onStdinEnd?.();
+        return;
+      case 'stdioReplay':
+        server.onReplay?.(message.line);
         return;
       case 'stdoutCredit':
         stdoutUnacked -= message.bytes;

@@ -27,6 +27,10 @@ export type StdioChannel = {
   endStdout(): void;
   /** The requests owed changed: ids now owed, ids no longer owed (the main thread fails those left if the hub dies). */
   stdioOwed(add: (string | number)[], remove: (string | number)[]): void;
+  /** The client's initialize line: kept by the main thread for a hub that would replace this one. */
+  stdioInitialize(line: Uint8Array): void;
+  /** The initialize line the client sent to the hub this one replaces: heard before anything from stdin. */
+  onReplay?: (line: Uint8Array) => void;
 };
 
 // An oversized line's head: a response says "result" or "error" before any "method" (a request's).
@@ -42,6 +46,8 @@ const LONG_LIVED = new Set(['subscriptions/listen']);
 const owesAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } => isJSONRPCRequest(message) && !LONG_LIVED.has(message.method);
 // What a question to the client gets once stdin has ended (the SDK's "connection closed").
 const CONNECTION_CLOSED = -32000;
+// The id of a replayed initialize: its answer is the hub's alone, never the client's.
+export const REPLAYED_INITIALIZE_ID = 'agent:replayed-initialize';
 
 type Id = string | number | null;
 
@@ -70,6 +76,8 @@ export class ChannelStdioTransport implements Transport {
   private owedTold = true;
   // Questions sent to the client and not answered yet.
   private readonly asked = new Set<string | number>();
+  // A replayed initialize heard before serving started: delivered first.
+  private replay: JSONRPCMessage | null = null;
 
   constructor(
     private readonly channel: StdioChannel,
@@ -78,6 +86,21 @@ export class ChannelStdioTransport implements Transport {
     this.reader = new LineReader(maxMessageBytes);
     channel.onStdin = (chunk) => (this.waiting ? this.waiting.push(chunk) : this.read(chunk));
     channel.onStdinEnd = () => this.endInput();
+    channel.onReplay = (line) => this.replayInitialize(line);
+  }
+
+  // This hub replaces one that died: the client initialized with that one, and will not again.
+  private replayInitialize(line: Uint8Array): void {
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8')));
+    } catch {
+      return; // It was parsed once already: not reached.
+    }
+    if (!isJSONRPCRequest(message) || message.method !== 'initialize') return;
+    const replayed = { ...message, id: REPLAYED_INITIALIZE_ID };
+    if (this.waiting) this.replay = replayed;
+    else this.deliver(replayed);
   }
 
   private read(chunk: Uint8Array): void {
@@ -88,6 +111,8 @@ export class ChannelStdioTransport implements Transport {
   async start(): Promise<void> {
     const waiting = this.waiting ?? [];
     this.waiting = null;
+    if (this.replay) this.deliver(this.replay);
+    this.replay = null;
     for (const chunk of waiting) this.read(chunk);
     if (this.inputEnded) this.readLastLine();
   }
@@ -157,6 +182,7 @@ export class ChannelStdioTransport implements Transport {
       return;
     }
     if (owesAnswer(message)) this.owe(message.id);
+    if (isJSONRPCRequest(message) && message.method === 'initialize') this.channel.stdioInitialize(new Uint8Array(line));
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
     // A cancelled request gets no answer (MCP): nothing is owed for it any more.
     if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
@@ -245,6 +271,10 @@ export class ChannelStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REPLAYED_INITIALIZE_ID) {
+      // The session is whole again, as the client left it: it said it was initialized back then.
+      return this.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    }
     if (isJSONRPCRequest(message)) {
       if (this.inputEnded) return this.unanswerable(message.id);
       this.asked.add(message.id);

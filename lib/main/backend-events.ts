@@ -5,6 +5,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import type { LogLevel } from '../shared/logger.ts';
 import type { WorkerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
+import { Code } from '../shared/errors.ts';
 
 export type BackendEffect =
   /** The worker has loaded: start its child if a start is wanted. */
@@ -50,7 +51,7 @@ function ended(
   return {
     patch,
     effects: [
-      { type: 'log', level: 'error', msg, fields: { backend: state.name, error: lastError } },
+      { type: 'log', level: 'error', msg, fields: { backend: state.name, code: Code.backend_unavailable, error: lastError } },
       ctx.supervised ? { type: 'supervise', event: 'exited' } : { type: 'failInflight' },
       { type: 'changed' },
     ],
@@ -93,7 +94,7 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
       const missed = state.missedPings + 1;
       return {
         patch: { missedPings: missed },
-        effects: [{ type: 'log', level: 'warn', msg: 'backend did not answer ping', fields: { backend: state.name, missed, error: redactCredentials(event.error?.message) } }],
+        effects: [{ type: 'log', level: 'warn', msg: 'backend did not answer ping', fields: { backend: state.name, code: Code.backend_timeout, missed, error: redactCredentials(event.error?.message) } }],
       };
     }
     case 'failed': {
@@ -117,7 +118,7 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
       return { patch: {}, effects: [{ type: 'log', level: event.level, msg: event.msg, fields: { backend: state.name, ...event.fields } }] };
     default: {
       const unknown: never = event;
-      return { patch: {}, effects: [{ type: 'log', level: 'error', msg: 'protocol error: unknown message from a backend worker', fields: { backend: state.name, event: unknown } }] };
+      return { patch: {}, effects: [{ type: 'log', level: 'error', msg: 'protocol error: unknown message from a backend worker', fields: { backend: state.name, code: Code.protocol_error, event: unknown } }] };
     }
   }
 }

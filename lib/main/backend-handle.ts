@@ -21,8 +21,12 @@ import type { StartQueue } from './start-queue.ts';
 import { StartSlot } from './start-slot.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
+import { Code } from '../shared/errors.ts';
 
 /** What the crash-loop line tells the operator to do, where the control bus runs. */
+/** Why a backend is stopped: a shutdown or an operator (`stopped`), a changed entry (`replaced`), a removed or disabled one. */
+export type StopCause = 'stopped' | 'replaced' | 'removed';
+
 export const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
 
 export type HandleOptions = {
@@ -326,12 +330,12 @@ export class BackendHandle {
     if (state.phase === 'restarting' && state.nextRetryAt !== null) {
       this.log.warn({ backend: this.name, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
     } else if (state.phase === 'crashLoop') {
-      this.log.error({ backend: this.name, attempts: state.attempt }, `backend is in crash loop: ${this.options.crashLoopAdvice?.() ?? CRASH_LOOP_ADVICE}`);
+      this.log.error({ backend: this.name, code: Code.backend_unavailable, attempts: state.attempt }, `backend is in crash loop: ${this.options.crashLoopAdvice?.() ?? CRASH_LOOP_ADVICE}`);
     }
   }
 
   // In-flight requests fail at once and are never replayed: the hubs hold them.
-  private failInflight(reason: 'restarting' | 'crashLoop' | 'stopped', how: 'exited' | 'stopped' = reason === 'stopped' ? 'stopped' : 'exited'): void {
+  private failInflight(reason: 'restarting' | 'crashLoop' | 'stopped', how: 'exited' | StopCause = reason === 'stopped' ? 'stopped' : 'exited'): void {
     const message =
       reason === 'restarting'
         ? `backend '${this.name}' restarted; the request was not completed and is not replayed`
@@ -339,7 +343,11 @@ export class BackendHandle {
           ? `backend '${this.name}' exited and is in crash loop; the request was not completed`
           : how === 'exited'
             ? `backend '${this.name}' exited; the request was not completed`
-            : `backend '${this.name}' was stopped; the request was not completed`;
+            : how === 'replaced'
+              ? `backend '${this.name}' is restarting for a change to its configuration; the request was not completed and is not replayed`
+              : how === 'removed'
+                ? `backend '${this.name}' was removed or disabled in the configuration; the request was not completed`
+                : `backend '${this.name}' was stopped; the request was not completed`;
     this.options.onDown?.(this.name, message);
   }
 
@@ -401,16 +409,16 @@ export class BackendHandle {
     killGroup(this.state.pid);
   }
 
-  /** Stops the child politely then forcefully, then the worker; resolves when both are gone. */
-  stop(): Promise<void> {
-    this.stopping ??= this.doStop();
+  /** Stops the child politely then forcefully, then the worker; resolves when both are gone. `cause` words the calls' failure. */
+  stop(cause: StopCause = 'stopped'): Promise<void> {
+    this.stopping ??= this.doStop(cause);
     return this.stopping;
   }
 
-  private async doStop(): Promise<void> {
+  private async doStop(cause: StopCause): Promise<void> {
     this.slot.free();
     void this.supervisor?.send({ type: 'stop' });
-    this.failInflight('stopped');
+    this.failInflight('stopped', cause);
     const worker = this.worker;
     const api = this.api;
     this.state.phase = 'stopping';

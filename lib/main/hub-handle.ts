@@ -150,7 +150,7 @@ export class HubHandle {
 
   private published(state: SupervisorState): void {
     if (state.phase === 'restarting' && state.nextRetryAt !== null) {
-      this.log.warn({ hub: this.index, attempt: state.attempt, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'hub will restart');
+      this.log.warn({ hub: this.index, code: Code.hub_failed, attempt: state.attempt, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'hub will restart');
     }
   }
 

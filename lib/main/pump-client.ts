@@ -49,6 +49,8 @@ export class PumpClient {
   onStdout?: (chunk: Uint8Array, written: () => void) => void;
   onStdinCredit?: (bytes: number) => void;
   onStdoutEnd?: () => void;
+  /** stdio mode: the client's initialize line as the hub read it (bytes: the main thread does not parse them). */
+  onStdioInitialize?: (line: Uint8Array) => void;
   /** stdio mode: the ids of the requests this hub owes an answer, as it reported them. */
   readonly stdioOwed = new Set<string | number>();
 
@@ -197,6 +199,9 @@ export class PumpClient {
       case 'stdinCredit':
         this.onStdinCredit?.(message.bytes);
         return;
+      case 'stdioInitialize':
+        this.onStdioInitialize?.(message.line);
+        return;
       default: {
         const unknown: never = message;
         throw new Error(`protocol error: unknown pump message ${JSON.stringify(unknown)}`);
@@ -212,6 +217,11 @@ export class PumpClient {
 
   stdinEnd(): void {
     this.post({ type: 'stdinEnd' });
+  }
+
+  /** stdio mode: the client's initialize line, to a hub that replaces the one that read it (copied: the bridge keeps its own). */
+  stdioReplay(line: Uint8Array): void {
+    this.post({ type: 'stdioReplay', line });
   }
 
   /**

@@ -4,7 +4,7 @@ import type { LoadedConfig, ServerSlot } from '../config/types.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
 import { changedKeys, specChange } from '../config/spec-diff.ts';
-import { BackendHandle, type HandleOptions } from './backend-handle.ts';
+import { BackendHandle, type HandleOptions, type StopCause } from './backend-handle.ts';
 import { newBackendState } from '../shared/backend-state.ts';
 import { Code } from '../shared/errors.ts';
 import type { StateTable } from './state-table.ts';
@@ -115,7 +115,7 @@ export class BackendRegistry {
     this.table.backends.set(name, next.state);
     this.options.onFacts?.(name);
     if (previous) this.options.onChange?.(name);
-    if (previous) await this.retire(previous);
+    if (previous) await this.retire(previous, 'replaced');
     next.start();
   }
 
@@ -127,13 +127,13 @@ export class BackendRegistry {
       this.options.onFacts?.(name);
       this.options.onChange?.(name);
     }
-    if (handle) await this.retire(handle);
+    if (handle) await this.retire(handle, 'removed');
   }
 
-  private async retire(handle: BackendHandle): Promise<void> {
+  private async retire(handle: BackendHandle, cause: StopCause): Promise<void> {
     this.stopping.add(handle);
     try {
-      await handle.stop();
+      await handle.stop(cause);
     } finally {
       this.stopping.delete(handle);
     }
@@ -148,7 +148,7 @@ export class BackendRegistry {
   async stopAll(): Promise<void> {
     const handles = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(handles.map((h) => this.retire(h)));
+    await Promise.all(handles.map((h) => this.retire(h, 'stopped')));
   }
 
   /** SIGKILLs every backend's process group now (a failed or too slow shutdown, a second signal). */

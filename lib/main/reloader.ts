@@ -68,7 +68,7 @@ export class ConfigReloader {
     if (this.closed || this.retryTimer) return;
     const ms = Math.min((this.options.retryMs ?? RESOURCE_RETRY_MS) * 2 ** this.retries, MAX_RETRY_MS);
     this.retries++;
-    this.options.log.warn({ retryInMs: ms }, `configuration load failed for want of resources; trying again in ${ms / 1000} s`);
+    this.options.log.warn({ code: Code.internal, retryInMs: ms }, `configuration load failed for want of resources; trying again in ${ms / 1000} s`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.reload('retry');

@@ -109,10 +109,10 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   const log = createLogger(options.logLevel, options.logFormat, { sync: false });
   // A stray rejected promise must not take the probes down with the process: log it instead.
   process.on('unhandledRejection', (reason) => log.error({ code: Code.internal, error: redactCredentials(reason) }, 'unhandled rejection on the main thread'));
-  survivesWorkerStartFailures((error) => log.error({ error: redactCredentials(error.message) }, 'a worker thread could not start (out of file descriptors or memory?); the service keeps running'));
+  survivesWorkerStartFailures((error) => log.error({ code: Code.internal, error: redactCredentials(error.message) }, 'a worker thread could not start (out of file descriptors or memory?); the service keeps running'));
   // stderr carries log lines only: Node's warnings become log lines too.
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => log.warn({ warning: warning.name, code: (warning as { code?: string }).code }, warning.message));
+  process.on('warning', (warning) => log.warn({ warning: warning.name, warningCode: (warning as { code?: string }).code }, warning.message));
 
   const location = resolveConfigLocation({ config: options.config, configDir: options.configDir, platform: process.platform, homedir: os.homedir(), env: process.env, cwd: process.cwd() });
   const stateDir = options.stateDir ?? location.dir;
@@ -123,6 +123,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   let watcher: { close(): Promise<void> } | null = null;
   let announcement: Announcement | null = null;
   let stopping: Promise<0 | 1> | null = null;
+  // stdio mode: why answers were lost (the service then exits 1), as the bridge said.
+  let answersLost: string | null = null;
 
   // Backend workers from the bundle share one V8 code cache, kept in the state directory between runs.
   const entry = workerEntry('backend');
@@ -234,7 +236,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     return Math.max(endedAt, startedAt + options.initialWait) + longest + STDIN_DRAIN_MARGIN_MS;
   };
   // Answers lost (the deadline, a closed stdout, a dead hub): exit 1, so a script can tell.
-  const stdio = options.transport === 'stdio' ? new StdioBridge((reason, clean) => void shutdown(reason, !clean).then(finished), { drainUntil }) : null;
+  const onStdioEnd = (reason: string, clean: boolean) => {
+    if (!clean) answersLost ??= reason;
+    void shutdown(reason).then((code) => finished(clean ? code : 1));
+  };
+  const stdio = options.transport === 'stdio' ? new StdioBridge(onStdioEnd, { drainUntil }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 
@@ -266,7 +272,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     listening.on(
       'error',
       throttledReport((error: NodeJS.ErrnoException, notReported) =>
-        log.warn({ error: error.message, code: error.code, failuresNotLogged: notReported || undefined }, 'accepting an HTTP connection failed; the service keeps listening (out of file descriptors? see README "Many backends")'),
+        log.warn({ code: Code.internal, error: error.message, errno: error.code, failuresNotLogged: notReported || undefined }, 'accepting an HTTP connection failed; the service keeps listening (out of file descriptors? see README "Many backends")'),
       ),
     );
     guard = createOriginGuard({
@@ -288,7 +294,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   try {
     if (await ensureConfigFile(location)) log.info({ file: location.file }, 'configuration file did not exist: created an empty one');
   } catch (error) {
-    log.error({ file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
+    log.error({ code: Code.write_failed, file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
   }
   if (options.reload && !stopping) {
     watcher = watchConfig(
@@ -296,7 +302,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       () => void reloader.reload('file changed'),
       throttledReport((error: NodeJS.ErrnoException, notReported) =>
         log.warn(
-          { error: redactCredentials(error.message), code: error.code, failuresNotLogged: notReported || undefined },
+          { code: Code.internal, error: redactCredentials(error.message), errno: error.code, failuresNotLogged: notReported || undefined },
           'watching the configuration failed: a change to the file may not reload it (`agent mcp reload` still does); the service keeps running',
         ),
       ),
@@ -311,14 +317,14 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   if (control && !stopping) {
     announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date(startedAt).toISOString() }).catch(
       (error: unknown) => {
-        log.warn({ error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
+        log.warn({ code: error instanceof AgentError ? error.code : Code.internal, error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
         return null;
       },
     );
   }
 
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
-  function shutdown(reason: string, answersLost = false): Promise<0 | 1> {
+  function shutdown(reason: string): Promise<0 | 1> {
     stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
       const code = await runShutdown(
@@ -338,10 +344,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         ],
         { deadlineMs: SHUTDOWN_DEADLINE_MS, log, killAll: () => registry.killAll() },
       );
-      const exit = answersLost ? 1 : code;
-      log.info({ code: exit }, answersLost ? 'stopped: requests read from stdin were left without an answer' : code === 0 ? 'stopped' : 'stopped with errors');
+      // Read now: stdout may have failed while the shutdown ran.
+      const exitCode = answersLost ? 1 : code;
+      log.info({ exitCode }, answersLost ? `stopped with exit code 1: ${answersLost}` : code === 0 ? 'stopped' : 'stopped with errors');
       await flushLogger(log);
-      return exit;
+      return code;
     })();
     return stopping;
   }

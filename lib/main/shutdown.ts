@@ -3,6 +3,7 @@
 // is killed (nothing may outlive the service) and the exit code is 1.
 import type { Logger } from '../shared/logger.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { Code } from '../shared/errors.ts';
 
 export type ShutdownStep = { name: string; run: () => Promise<unknown> | unknown };
 
@@ -34,7 +35,7 @@ export function runShutdown(steps: ShutdownStep[], { deadlineMs, log, killAll, t
     };
     const timer = timers.setTimeout(() => {
       if (settled) return;
-      log.error({ deadlineMs, step: current }, `shutdown did not finish within ${deadlineMs} ms (stuck at: ${current}): killing every backend process group`);
+      log.error({ code: Code.internal, deadlineMs, step: current }, `shutdown did not finish within ${deadlineMs} ms (stuck at: ${current}): killing every backend process group`);
       killAll();
       finish(1);
     }, deadlineMs);
@@ -47,12 +48,12 @@ export function runShutdown(steps: ShutdownStep[], { deadlineMs, log, killAll, t
           await step.run();
         } catch (error) {
           failed = true;
-          log.error({ step: step.name, error: redactCredentials(error) }, `shutdown step failed: ${step.name}`);
+          log.error({ code: Code.internal, step: step.name, error: redactCredentials(error) }, `shutdown step failed: ${step.name}`);
         }
       }
       if (settled) return;
       if (failed) {
-        log.error('shutdown had errors: killing every backend process group');
+        log.error({ code: Code.internal }, 'shutdown had errors: killing every backend process group');
         killAll();
       }
       finish(failed ? 1 : 0);

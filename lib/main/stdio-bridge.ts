@@ -34,6 +34,9 @@ export class StdioBridge {
   private drainTimer: unknown = null;
   // Read while no hub could take it: sent when one is back.
   private held: Buffer[] = [];
+  // The client's initialize line (2025 era), as the hub read it: a hub that replaces one that died
+  // hears it first, so it knows the client's protocol version and capabilities.
+  private initializeLine: Uint8Array | null = null;
   private readonly streams: StdioStreams;
   private readonly timers: NonNullable<StdioBridgeOptions['timers']>;
 
@@ -118,6 +121,8 @@ export class StdioBridge {
     };
     // The last answer is written once stdout has taken everything before it.
     // A write that failed (EPIPE) is not a clean end: its 'error' event ends the service, unclean.
+    pump.onStdioInitialize = (line) => (this.initializeLine = line);
+    if (this.initializeLine) pump.stdioReplay(this.initializeLine);
     pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', (error) => error || this.finish('stdin closed', true)));
     const held = this.held;
     this.held = [];

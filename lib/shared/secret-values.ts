@@ -34,10 +34,20 @@ export function isSecretName(name: string): boolean {
   return parts.some((part) => SECRET_PARTS.has(part) || SECRET_SUFFIX.test(part));
 }
 
+// The password of a URL's user:password@ (sent as a Basic Authorization header: lib/backend/url-credentials.ts).
+function urlPassword(url: string): string[] {
+  try {
+    const { password } = new URL(url);
+    return password ? [decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
   const named = spec.type === 'stdio' ? spec.env : spec.headers;
-  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? [])];
+  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? []), ...(spec.type === 'stdio' ? [] : urlPassword(spec.url))];
   const values: string[] = [];
   for (const value of candidates) {
     if (PATH_VALUE.test(value.trim())) continue;

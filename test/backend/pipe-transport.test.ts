@@ -10,7 +10,8 @@ function setup() {
   const stdout = new PassThrough(); // what the backend writes
   const stdin = new PassThrough(); // what we write to the backend
   const oversized: number[] = [];
-  const transport = new PipeTransport(stdout, stdin, { name: 'pipe', maxMessageBytes: LIMIT, onOversized: (bytes) => oversized.push(bytes) });
+  const strays: string[] = [];
+  const transport = new PipeTransport(stdout, stdin, { name: 'pipe', maxMessageBytes: LIMIT, onOversized: (bytes) => oversized.push(bytes), onStray: (line) => strays.push(line.toString()) });
   const received: JSONRPCMessage[] = [];
   const errors: Error[] = [];
   let closed = 0;
@@ -18,27 +19,29 @@ function setup() {
   transport.onerror = (error) => errors.push(error);
   transport.onclose = () => closed++;
   const turn = () => new Promise((resolve) => setImmediate(resolve));
-  return { stdout, stdin, transport, received, errors, oversized, turn, closes: () => closed };
+  return { stdout, stdin, transport, received, errors, oversized, strays, turn, closes: () => closed };
 }
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
 
-test('pipe-transport :: messages split across chunks arrive whole; lines that are not JSON are ignored', async () => {
-  const { stdout, transport, received, errors, turn } = setup();
+test('pipe-transport :: messages split across chunks arrive whole; lines that are not JSON are skipped and told', async () => {
+  const { stdout, transport, received, errors, strays, turn } = setup();
   await transport.start();
   const text = `not json\n${line({ jsonrpc: '2.0', id: 1, result: {} })}${line({ jsonrpc: '2.0', id: 2, result: { a: 1 } })}`;
   for (let i = 0; i < text.length; i += 7) stdout.write(text.slice(i, i + 7));
   await turn();
   assert.equal(received, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: { a: 1 } }]);
   assert.equal(errors, []);
+  assert.equal(strays, ['not json']);
 });
 
-test('pipe-transport :: JSON that is not JSON-RPC is reported and skipped', async () => {
-  const { stdout, transport, received, errors, turn } = setup();
+test('pipe-transport :: JSON that is not JSON-RPC (a JSON log line) is skipped and told like any stray line', async () => {
+  const { stdout, transport, received, errors, strays, turn } = setup();
   await transport.start();
-  stdout.write(`${line({ hello: 'world' })}${line({ jsonrpc: '2.0', id: 1, result: {} })}`);
+  stdout.write(`${line({ level: 30, msg: 'started' })}${line({ jsonrpc: '2.0', id: 1, result: {} })}`);
   await turn();
-  assert.is(errors.length, 1);
+  assert.equal(strays, ['{"level":30,"msg":"started"}']);
+  assert.equal(errors, [], 'not an error of the connection');
   assert.equal(received, [{ jsonrpc: '2.0', id: 1, result: {} }]);
 });
 

@@ -77,7 +77,7 @@ test('effective-config :: an invalid entry shows its problem and no configuratio
   const broken = effectiveEntry(slot('broken'), false, formatProblem);
   assert.is(broken.valid, false);
   assert.is(broken.effective, null);
-  assert.match(effectiveText([broken]), /broken \(invalid: not started\)\n {2}! \/cfg\/mcp\.json at mcpServers\.broken\.command: expected a string, found the number 3/);
+  assert.match(effectiveText([broken]), /broken \(invalid: not started; one already running keeps its last good entry\)\n {2}! \/cfg\/mcp\.json at mcpServers\.broken\.command: expected a string, found the number 3/);
 });
 
 test('effective-config :: stderrLimits: the keys from serverDefaults are marked, the server\'s own are not', () => {

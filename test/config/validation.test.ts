@@ -380,18 +380,35 @@ test('validation :: no deprecation warning without timeout', () => {
   assert.equal(valid('a', { command: 'node', connectionTimeout: 1000, requestTimeout: 2000 }).warnings, []);
 });
 
-test('validation :: unknown server keys warn and are dropped', () => {
-  const s = valid('a', { command: 'node', comand: 'typo', extra: 1 });
-  assert.equal(s.warnings, [`${FILE}: mcpServers.a: unknown keys ignored: comand, extra`]);
+test('validation :: unknown server keys warn and are dropped (a file for a newer version or another gateway still loads)', () => {
+  const s = valid('a', { command: 'node', extra: 1, alwaysAllow: [], description: 'x' });
+  assert.equal(s.warnings, [`${FILE}: mcpServers.a: unknown keys ignored: extra, alwaysAllow, description`]);
   assert.is(stdioSpec(s).command, 'node');
 });
 
-test('validation :: unknown top-level and serverDefaults keys warn', () => {
+test('validation :: a near miss of a known key is a typo: the entry is invalid, naming the key it stands for', () => {
+  const table: [Record<string, unknown>, string, string][] = [
+    [{ command: 'node', requestTimout: 1500 }, 'requestTimout', 'requestTimeout'],
+    [{ command: 'node', RequestTimeout: 1500 }, 'RequestTimeout', 'requestTimeout'],
+    [{ command: 'node', comand: 'typo' }, 'comand', 'command'],
+    [{ command: 'node', envs: {} }, 'envs', 'env'],
+    [{ command: 'node', restartOnExt: true }, 'restartOnExt', 'restartOnExit'],
+  ];
+  for (const [value, key, meant] of table) {
+    const s = slot('a', value);
+    assert.equal(s.problems?.map(formatProblem), [P(`mcpServers.a.${key}`, `expected a known key (did you mean ${meant}?), found the key "${key}"`)], key);
+    assert.is(s.problems?.[0]?.code, undefined, 'invalid_config');
+  }
+});
+
+test('validation :: unknown top-level and serverDefaults keys warn; near misses reject the file', () => {
   const c = config({ $schema: 'x', mcpServers: {}, extra: 1, other: {}, serverDefaults: { timeout: 100, command: 'node' } });
   assert.equal(c.warnings, [
     `${FILE}: unknown top-level keys ignored: extra, other`,
     `${FILE}: serverDefaults: unknown keys ignored: command`,
   ]);
+  assert.equal(documentProblems({ mcpServers: {}, serverDefault: {} }), [P('serverDefault', 'expected a known key (did you mean serverDefaults?), found the key "serverDefault"')]);
+  assert.equal(documentProblems({ mcpServers: {}, serverDefaults: { restartDelya: 5 } }), [P('serverDefaults.restartDelya', 'expected a known key (did you mean restartDelay?), found the key "restartDelya"')]);
 });
 
 test('validation :: template-shadowed server is skipped with a warning', () => {

@@ -125,6 +125,19 @@ R('e2e config reload :: deleting .env, then creating it again', async () => {
   assert.is((await envOf('delta')).DELTA, 'd2');
 });
 
+R('e2e config reload :: a call in flight when its server\'s entry changes fails saying so (not as a crash)', async () => {
+  const before = await pids();
+  const call = client.callTool({ name: 'beta_agent_slow', arguments: { steps: 40, delayMs: 250 } }).then(
+    () => 'answered',
+    (error: Error) => error.message,
+  );
+  await new Promise((r) => setTimeout(r, 400));
+  writeConfig(svc.configFile, { mcpServers: { ...servers, beta: fixture({ env: { VALUE: '${BETA}', EXTRA: 'first' } }) } });
+  const failure = await call;
+  assert.ok(/backend 'beta' is restarting for a change to its configuration; the request was not completed and is not replayed/.test(failure), failure);
+  await expectRestarted(before, ['beta'], 'mcp.json edit under a call');
+});
+
 R('e2e config reload :: editing one server in mcp.json (atomic rename) restarts only that one', async () => {
   const before = await pids();
   writeConfig(svc.configFile, { mcpServers: { ...servers, beta: fixture({ env: { VALUE: '${BETA}', EXTRA: 'yes' } }) } });

@@ -430,7 +430,7 @@ S('e2e mcp :: a client that closed its end of stdout: the service stops with exi
   const logged = output.err.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   assert.ok(logged.some((l) => l.msg === 'shutting down' && /EPIPE/.test(l.reason)), output.err);
   const last = logged.at(-1);
-  assert.equal([last.msg, last.code], ['stopped: requests read from stdin were left without an answer', 1], 'the last line agrees with the exit code');
+  assert.equal([last.msg, last.exitCode], ['stopped with exit code 1: stdout closed by the client (EPIPE)', 1], 'the last line agrees with the exit code');
 });
 
 S("e2e mcp :: in stdio mode the crash-loop line does not send the operator to `agent mcp restart` (no control bus there)", async () => {
@@ -471,6 +471,24 @@ R('e2e mcp :: a remote backend that is down shows error, then connects when it c
   } finally {
     await service.stop();
     await revived?.close();
+  }
+});
+
+R("e2e mcp :: a remote backend's URL with user:password@ connects: they go as a Basic Authorization header, and the password is in no log", async () => {
+  const password = 'Zq7hunter2Remote9x';
+  const backend = await startHttpBackend(0, `Basic ${Buffer.from(`bob:${password}`).toString('base64')}`);
+  const url = new URL(backend.url);
+  const service = await startService({ config: { mcpServers: { guarded: { url: `http://bob:${password}@${url.host}${url.pathname}` } } }, args: ['--health-rate-limit', '0'] });
+  try {
+    await service.waitFor(async () => (await service.get('/health/mcp/guarded')).status === 200, 'guarded connected');
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.base}/mcp`)));
+    assert.equal((await client.callTool({ name: 'guarded_agent_shout', arguments: { text: 'in' } })).content, [{ type: 'text', text: 'IN' }]);
+    await client.close();
+    assert.not.ok(service.logs.some((l) => JSON.stringify(l).includes(password)), 'the password is in no log line');
+  } finally {
+    await service.stop();
+    await backend.close();
   }
 });
 

@@ -84,6 +84,15 @@ test('backend-link :: down() fails every call in flight at once with the verdict
   close();
 });
 
+test("backend-link :: down()'s message is final: the worker's port closing right after does not replace it", async () => {
+  const { link, next, worker } = setup();
+  const pending = link.request('tools/call', { name: 'a' });
+  await next();
+  link.down("backend 'alpha' is restarting for a change to its configuration; the request was not completed and is not replayed");
+  worker.close();
+  assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' is restarting for a change to its configuration; the request was not completed and is not replayed" } });
+});
+
 test('backend-link :: a call the worker reports broken waits for the verdict, which names what happened', async () => {
   const { link, next, send, close } = setup();
   const pending = link.request('tools/call', { name: 'a' });
@@ -112,7 +121,7 @@ test('backend-link :: the worker end closing fails calls in flight, naming the b
   const pending = link.request('tools/call', { name: 'a' });
   await next();
   worker.close();
-  assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' failed: its worker thread ended; the request was not completed" } });
+  assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' went away (its worker thread ended: a stop, a restart or a failure); the request was not completed" } });
   assert.equal(await link.request('tools/call', { name: 'b' }), { ok: false, error: { kind: 'disconnected', code: -32603, message: "Backend 'alpha' is not connected" } });
 });
 
@@ -123,7 +132,10 @@ test('backend-link :: close() fails calls in flight with its message and closes 
   const closed = once(worker as MessagePort, 'close');
   link.close("backend 'alpha' was removed from the configuration; the request was not completed");
   assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' was removed from the configuration; the request was not completed" } });
+  // A closed port does not keep the process alive while its other end hears the close.
+  const alive = setTimeout(() => undefined, 2_000);
   await closed;
+  clearTimeout(alive);
 });
 
 test('backend-link :: connection, inventory, disconnection and logging messages reach the events', async () => {

@@ -83,7 +83,7 @@ test('backends :: a newer worker replaces the channel and fails the old one’s 
   await tick();
   const call = backends.link('a')!.request('tools/call', { name: 'echo' });
   const second = worker('a', 2);
-  assert.equal(await call, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'a' failed: its worker thread ended; the request was not completed" } });
+  assert.equal(await call, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'a' has a new worker (it was restarted); the request was not completed and is not replayed" } });
   assert.is(backends.get('a')!.phase, 'connecting', 'the new worker has not connected yet');
   let refusedClosed = false;
   const { port1, port2 } = new MessageChannel();

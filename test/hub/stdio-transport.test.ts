@@ -11,6 +11,7 @@ function setup(maxMessageBytes = 1024 * 1024, window: { full: boolean } = { full
   // What the main thread hears of the requests owed: each message, and the set they make.
   const told: { add: (string | number)[]; remove: (string | number)[] }[] = [];
   const owed = new Set<string | number>();
+  const initializeLines: string[] = [];
   const channel: StdioChannel = {
     // Posted at once; a full window keeps the writer waiting (it never resolves then).
     writeStdout(chunk) {
@@ -24,6 +25,7 @@ function setup(maxMessageBytes = 1024 * 1024, window: { full: boolean } = { full
       for (const id of add) owed.add(id);
       for (const id of remove) owed.delete(id);
     },
+    stdioInitialize: (line) => void initializeLines.push(Buffer.from(line).toString()),
   };
   const transport = new ChannelStdioTransport(channel, maxMessageBytes);
   const received: JSONRPCMessage[] = [];
@@ -32,7 +34,7 @@ function setup(maxMessageBytes = 1024 * 1024, window: { full: boolean } = { full
   transport.onclose = () => void closed++;
   const stdin = (text: string) => channel.onStdin!(new TextEncoder().encode(text));
   const line = (message: object) => stdin(`${JSON.stringify(message)}\n`);
-  return { transport, channel, written, received, told, owed, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
+  return { transport, channel, written, received, told, owed, initializeLines, stdin, line, ended: () => ended, closed: () => closed, end: () => channel.onStdinEnd!() };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -140,6 +142,30 @@ test('stdio transport :: a question the server gave up on (its cancellation went
   await settle();
   assert.equal(t.received, [], 'no error answer to a question nobody waits for');
   assert.is(t.ended(), 1, 'nothing owed: the transport ended');
+});
+
+test("stdio transport :: the client's initialize line is handed to the main thread; a replayed one is heard first, its answer kept from the client", async () => {
+  const first = setup();
+  await first.transport.start();
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } } };
+  first.line(init);
+  first.line(request(2));
+  assert.equal(first.initializeLines.map((l) => JSON.parse(l)), [init], 'only the initialize');
+
+  const next = setup();
+  next.line(request(3));
+  next.channel.onReplay!(new TextEncoder().encode(first.initializeLines[0]!));
+  await next.transport.start();
+  assert.equal(next.received.map((m) => [('id' in m ? m.id : null), 'method' in m ? m.method : null]), [
+    ['agent:replayed-initialize', 'initialize'],
+    [3, 'tools/call'],
+  ]);
+  assert.equal((next.received[0] as { params: unknown }).params, init.params, 'as the client sent it');
+  await next.transport.send({ jsonrpc: '2.0', id: 'agent:replayed-initialize', result: { protocolVersion: '2025-06-18' } } as JSONRPCMessage);
+  assert.equal(next.written, [], 'the answer is not written to the client');
+  assert.equal(next.received.at(-1), { jsonrpc: '2.0', method: 'notifications/initialized' });
+  assert.equal([...next.owed], [3], 'the replay is owed nothing');
+  assert.equal(next.initializeLines, [], 'a replay is not kept again');
 });
 
 test('stdio transport :: before stdin ends, answering everything does not close it', async () => {

@@ -142,6 +142,28 @@ test("stdio bridge :: hub 0 stopping fails the requests it owed with the error l
   t.close();
 });
 
+test("stdio bridge :: the client's initialize line, as the hub read it, goes first to the hub that replaces it, before any stdin byte", async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  const line = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');
+  t.send({ type: 'stdioInitialize', line });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.not.ok(t.hub.some((m) => m.type === 'stdioReplay'), 'not to the hub that read it');
+  t.bridge.detach();
+  t.stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await new Promise((r) => setTimeout(r, 20));
+  const { port1, port2 } = new MessageChannel();
+  const next: PumpToHub[] = [];
+  port2.on('message', (m: PumpToHub) => next.push(m));
+  t.bridge.attach(new PumpClient(port1 as MessagePort, { maxBodyBytes: 1024 }));
+  await t.until(() => next.length >= 2, 'the replay and the held stdin');
+  assert.equal(next.map((m) => m.type), ['stdioReplay', 'stdin']);
+  assert.is(Buffer.from((next[0] as { line: Uint8Array }).line).toString(), Buffer.from(line).toString());
+  port1.close();
+  port2.close();
+  t.close();
+});
+
 test('stdio bridge :: hub 0 stopping after stdin ended ends the service: what it owed went with it', async () => {
   const t = setup();
   t.bridge.attach(t.pump);

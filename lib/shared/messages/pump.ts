@@ -44,7 +44,9 @@ export type PumpToHub =
   /** stdio mode: bytes from stdin, its end, and stdout bytes written out. */
   | { type: 'stdin'; chunk: Uint8Array }
   | { type: 'stdinEnd' }
-  | { type: 'stdoutCredit'; bytes: number };
+  | { type: 'stdoutCredit'; bytes: number }
+  /** stdio mode, to a hub that replaces one that died: the client's initialize line, heard before stdin flows again. */
+  | { type: 'stdioReplay'; line: Uint8Array };
 
 /** hub → main */
 export type PumpToMain =
@@ -69,4 +71,6 @@ export type PumpToMain =
    * (`remove`), sent once per turn: if the hub dies, the main thread fails those with an error line each.
    */
   | { type: 'stdioOwed'; add: (string | number)[]; remove: (string | number)[] }
+  /** stdio mode: the line of the client's initialize request, kept as bytes for a hub that replaces this one. */
+  | { type: 'stdioInitialize'; line: Uint8Array }
   | { type: 'stdinCredit'; bytes: number };

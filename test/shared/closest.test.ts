@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closestNames, editDistance } from '../../lib/cli/closest.ts';
+import { closestNames, editDistance } from '../../lib/shared/closest.ts';
 
 const distances: [string, string, number][] = [
   ['', '', 0],
