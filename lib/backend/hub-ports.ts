@@ -129,6 +129,7 @@ export class HubPorts {
     if (message.method === 'tasks/result' && typeof message.params.taskId === 'string') this.awaitedTasks.set(callId, message.params.taskId);
     const call: BackendCall = { callId, method: message.method, params: message.params, wantsProgress: message.wantsProgress };
     if (message.clientCapabilities) call.clientCapabilities = message.clientCapabilities;
+    if (message.logLevel) call.logLevel = message.logLevel;
     void this.runner.request(call).then((outcome) => {
       const origin = this.origins.get(callId);
       this.origins.delete(callId);

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, ProtocolErrorCode, type RequestId, SdkError, SdkErrorCode, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import { isOversized, LineReader, type OversizedLine, type ReadLine } from '../shared/line-reader.ts';
 import { parseJsonRpcLine } from './jsonrpc-line.ts';
+import { Code } from '../shared/errors.ts';
 import { oversizedMessageId, oversizedMessageText } from './oversized.ts';
 
 const EMPTY = Buffer.alloc(0);
@@ -101,7 +102,7 @@ export class PipeTransport implements Transport {
     if (id === null || !this.inFlight.has(id)) return null;
     const { name, maxMessageBytes: limit } = this.options;
     const message = oversizedMessageText(name, line.bytes, limit);
-    return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message, data: { bytes: line.bytes, limit } } };
+    return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message, data: { code: Code.message_too_large, bytes: line.bytes, limit } } };
   }
 
   private readonly onInputEnd = () => this.peerEnded('closed its stdout');

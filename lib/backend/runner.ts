@@ -1,4 +1,4 @@
-import { CLIENT_CAPABILITIES_META_KEY, Client, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { type BackendCall, CALL_FAILURE, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
 import { CallTimer } from './call-timer.ts';
@@ -344,11 +344,13 @@ export class BackendRunner {
     };
     const options = { timeout: NO_SDK_TIMEOUT, signal: abort.signal, onprogress, allowInputRequired: true };
     try {
-      // A 2026-07-28 backend learns per request what the client behind the call can answer.
-      const params =
-        call.clientCapabilities && client.getProtocolEra() === 'modern'
-          ? { ...call.params, _meta: { ...(call.params._meta as Record<string, unknown> | undefined), [CLIENT_CAPABILITIES_META_KEY]: call.clientCapabilities } }
-          : call.params;
+      // A 2026-07-28 backend learns per request what the client behind the call can answer, and which log messages it wants.
+      const modern = client.getProtocolEra() === 'modern';
+      const envelope = {
+        ...(modern && call.clientCapabilities ? { [CLIENT_CAPABILITIES_META_KEY]: call.clientCapabilities } : {}),
+        ...(modern && call.logLevel ? { [LOG_LEVEL_META_KEY]: call.logLevel } : {}),
+      };
+      const params = Object.keys(envelope).length ? { ...call.params, _meta: { ...(call.params._meta as Record<string, unknown> | undefined), ...envelope } } : call.params;
       const result =
         call.method === 'completion/complete'
           ? await client.complete(params as never, options)
@@ -433,6 +435,12 @@ export class BackendRunner {
   private async subscribeOn(client: Client, uri: string): Promise<void> {
     if (client.getProtocolEra() === 'modern') {
       const subscription = await client.listen({ resourceSubscriptions: [uri] }, { timeout: this.spec.requestTimeout });
+      // The acknowledgement names what the backend will send: a URI left out is refused (no subscribe support).
+      const honoured = (subscription.honoredFilter as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+      if (!Array.isArray(honoured) || !honoured.includes(uri)) {
+        await subscription.close();
+        throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Backend '${this.spec.name}' does not offer updates of ${uri}: its acknowledgement of subscriptions/listen left it out (no resources.subscribe support)`);
+      }
       if (this.subscribed.has(uri)) this.subscribed.set(uri, subscription);
       else await subscription.close();
       return;

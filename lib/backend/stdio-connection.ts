@@ -73,7 +73,7 @@ export function connectStdio(spec: StdioSpec, options: StdioOptions): StdioConne
       try {
         forgetChild(stateDir, pid);
       } catch (error) {
-        log.warn({ err: redactCredentials(toWireError(error).message), pid }, 'could not remove the child record');
+        log.warn({ code: Code.internal, err: redactCredentials(toWireError(error).message), pid }, 'could not remove the child record');
       }
     });
   }
@@ -121,7 +121,7 @@ function record(stateDir: string, spec: StdioSpec, pid: number, log: Logger): bo
     recordChild(stateDir, { pid, startTime, backend: spec.name, servicePid: process.pid, command: spec.command, recordedAt: new Date().toISOString() });
     return true;
   } catch (error) {
-    log.warn({ err: redactCredentials(toWireError(error).message), pid }, 'could not record the child for orphan cleanup');
+    log.warn({ code: Code.internal, err: redactCredentials(toWireError(error).message), pid }, 'could not record the child for orphan cleanup');
     return false;
   }
 }

@@ -32,8 +32,11 @@ export function unknownToolMessage(server: string, logical: string, check: Extra
   return `Server '${server}' has no tool '${logical}' in the live inventory of the running service (pid ${check.pid}: ${inventory(check)}). Nothing was changed; --force records it in disabledTools anyway.`;
 }
 
-/** What the output adds after a change: a tool the backend lacks (--force), or one that could not be checked. */
-export function checkNote(server: string, logical: string, check: ToolCheck): string {
+/** What the output adds after a change: a tool the backend lacks (--force, or enabled), or one that could not be checked. */
+export function checkNote(server: string, logical: string, check: ToolCheck, action: 'disable' | 'enable' = 'disable'): string {
+  if (action === 'enable') {
+    return check.kind === 'unknown' ? `Note: '${logical}' is not a tool that server '${server}' has now (live inventory: ${inventory(check)}): no tool appears until the backend has one of that name.\n` : '';
+  }
   if (check.kind === 'unknown') {
     return `Note: '${logical}' is not a tool that server '${server}' has now (live inventory: ${inventory(check)}); recorded anyway (--force): it hides a tool of that name if the backend gets one.\n`;
   }

@@ -190,7 +190,9 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
   }
   let out = changeText(outcome, action, location.file);
   if (!outcome.changed) return { code: EXIT_OK, stdout: out, stderr: '' };
-  out += checkNote(server, outcome.tool, check);
+  // An enabled name the backend does not have (a rule left by --force, a typo): say so, nothing reappears.
+  if (action === 'enable') check = await checkToolName(target, service, serves, server, outcome.tool);
+  out += checkNote(server, outcome.tool, check, action);
   const qualified = qualify(server, outcome.tool);
   if (!service) {
     out += `No service is running for ${location.dir}: the change applies when \`agent serve\` starts.\n`;
@@ -201,7 +203,7 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
   } else {
     out +=
       `The running service (pid ${service.pid}) picks the change up by hot reload: connected clients get tools/list_changed and ` +
-      `${action === 'disable' ? `no longer see ${qualified}` : `see ${qualified} again`}, without a restart of the backend. ` +
+      `${action === 'disable' ? `no longer see ${qualified}` : check.kind === 'unknown' ? `see no new tool` : `see ${qualified} again`}, without a restart of the backend. ` +
       `(A service started with --no-reload needs \`agent mcp reload\`.)\n`;
   }
   return { code: EXIT_OK, stdout: out, stderr: '' };

@@ -96,7 +96,15 @@ export class BackendLink implements RouterLink {
 
   /** Never rejects: a failure, a restart or a dead worker comes back as an error outcome. */
   request(method: BackendMethod, params: Record<string, unknown>, extra: CallExtra = {}): Promise<LinkOutcome> {
-    return this.run(extra, (callId) => ({ type: 'call', callId, method, params, wantsProgress: extra.onProgress !== undefined, ...(extra.clientCapabilities ? { clientCapabilities: extra.clientCapabilities } : {}) }));
+    return this.run(extra, (callId) => ({
+      type: 'call',
+      callId,
+      method,
+      params,
+      wantsProgress: extra.onProgress !== undefined,
+      ...(extra.clientCapabilities ? { clientCapabilities: extra.clientCapabilities } : {}),
+      ...(extra.logLevel ? { logLevel: extra.logLevel } : {}),
+    }));
   }
 
   /** A retry with the answer to a parked question: the parked call's outcome comes back here. */
@@ -181,18 +189,22 @@ export class BackendLink implements RouterLink {
 
   /** Supervision ended the backend's child: every call in flight fails now with `message`, a verdict no later news replaces. */
   down(message: string): void {
-    const error: CallError = { kind: 'disconnected', code: -32603, message };
-    this.verdicts.add(error);
-    for (const call of this.inflight.values()) call.settle({ ok: false, error });
-    for (const waiter of [...this.verdictWaiters]) waiter(error);
+    this.fail(message, true);
   }
 
-  /** The port is gone or replaced: calls in flight fail with `message`. */
+  /** The port is gone or replaced: calls in flight fail with `message`, unless supervision's verdict comes soon after. */
   close(message: string): void {
     if (this.closed) return;
     this.closed = true;
-    this.down(message);
+    this.fail(message, false);
     this.port.close();
+  }
+
+  private fail(message: string, verdict: boolean): void {
+    const error: CallError = { kind: 'disconnected', code: -32603, message };
+    if (verdict) this.verdicts.add(error);
+    for (const call of this.inflight.values()) call.settle({ ok: false, error });
+    for (const waiter of [...this.verdictWaiters]) waiter(error);
   }
 
   get inflightCount(): number {

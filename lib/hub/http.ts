@@ -178,7 +178,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       postPath: '/messages',
       initialRequest: request,
       idPrefix: sessionPrefix,
-      onOverflow: (bytes) => log.warn({ session: transport.sessionId, bufferedBytes: bytes }, 'SSE session closed: its client fell too far behind (more than 8 MiB queued)'),
+      onOverflow: (bytes) => log.warn({ code: Code.client_too_slow, session: transport.sessionId, bufferedBytes: bytes }, 'SSE session closed: its client fell too far behind (more than 8 MiB queued)'),
     });
     const server = serverFor(filter);
     sse.set(transport.sessionId, { server, transport, lastActivity: now() });

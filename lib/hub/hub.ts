@@ -102,7 +102,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   const maxBacklogBytes = Math.max(2 * settings.maxMessageBytes, DEFAULT_MAX_BACKLOG_BYTES);
   const pump = servePump(pumpPort, app, (error) => log.error({ code: Code.internal, error: redactCredentials(error) }, 'hub request failed'), {
     maxBacklogBytes,
-    onBacklog: (bytes) => log.warn({ bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut'),
+    onBacklog: (bytes) => log.warn({ code: Code.client_too_slow, bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut'),
   });
   const stdio =
     settings.transport === 'stdio' && settings.index === 0

@@ -18,6 +18,8 @@ export type CallExtra = {
   onInputRequest?: (method: InputMethod, params: Record<string, unknown>) => Promise<InputAnswer>;
   /** The backend's task this call (a tasks/result) waits for: that task's questions are its own. */
   relatedTask?: string;
+  /** The least severe log level the caller wants (told to 2026-07-28 backends, whose logging is per request). */
+  logLevel?: string;
 };
 
 /** A call's outcome, or its question parked in the backend's worker until a retry answers it. */

@@ -1,6 +1,6 @@
 // One low-level MCP Server per client session (legacy), per request (modern HTTP) or per stdio
 // connection. Handlers read the shared catalog and route through the Router; they hold no state.
-import { type CallToolResult, type JSONRPCRequest, ProtocolError, ProtocolErrorCode, type Result, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type JSONRPCRequest, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type Result, Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Catalog, HintedList } from './catalog.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
@@ -19,12 +19,25 @@ const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error
 
 const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 
+// The least severe level the caller wants logged: a 2026-07-28 request's envelope (none: it wants
+// none); a 2025 session's logging/setLevel, kept by the SDK's Server (no level set: every message,
+// as the SDK's own ctx.mcpReq.log sends them then).
+function logLevelOf(ctx: ServerContext, server: Server, modern: boolean): string | undefined {
+  if (modern) {
+    const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+    return typeof level === 'string' ? level : undefined;
+  }
+  const levels = (server as unknown as { _loggingLevels?: Map<string | undefined, string> })._loggingLevels;
+  return levels?.get(ctx.sessionId) ?? levels?.get(undefined) ?? 'debug';
+}
+
 // Progress, cancellation, backend logs and backend questions of one client request, wired to
 // the backend call. `settled` waits for the notifications already handed to the SDK: a client
 // drops progress that arrives after the response, so the response must not overtake them.
 // `server` is the client's Server (one per 2025 session or stdio connection, one per request for
-// 2026-07-28 HTTP): backend log messages can reach a 2025 session; 2026-07-28 requests have no
-// logging. `logs` is false where a request cannot carry log messages (completion).
+// 2026-07-28 HTTP). Backend log messages reach the caller at the level it chose (a 2025 session's
+// logging/setLevel, a 2026-07-28 request's envelope), which 2026-07-28 backends are told with the
+// call. `logs` is false where a request cannot carry log messages (completion).
 function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const capabilities = clientCapabilities(ctx, () => server.getClientCapabilities() as Record<string, unknown> | undefined);
@@ -38,7 +51,9 @@ function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputT
     extra.onProgress = (progress: ProgressParams) =>
       void pending.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined));
   }
-  if (logs && ctx.mcpReq.envelope === undefined) {
+  if (logs) {
+    const level = logLevelOf(ctx, server, modern);
+    if (level !== undefined) extra.logLevel = level;
     const deliver = (params: Record<string, unknown>) => {
       const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
       // mcpReq.log applies the level the session chose with logging/setLevel.

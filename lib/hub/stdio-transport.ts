@@ -14,6 +14,7 @@ import {
   parseJSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
@@ -46,8 +47,8 @@ const LONG_LIVED = new Set(['subscriptions/listen']);
 const owesAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } => isJSONRPCRequest(message) && !LONG_LIVED.has(message.method);
 // What a question to the client gets once stdin has ended (the SDK's "connection closed").
 const CONNECTION_CLOSED = -32000;
-// The id of a replayed initialize: its answer is the hub's alone, never the client's.
-export const REPLAYED_INITIALIZE_ID = 'agent:replayed-initialize';
+// The id prefix of a replayed initialize (a random id each time): its answer is the hub's alone.
+export const REPLAY_ID_PREFIX = 'agent:replayed-initialize:';
 
 type Id = string | number | null;
 
@@ -78,6 +79,10 @@ export class ChannelStdioTransport implements Transport {
   private readonly asked = new Set<string | number>();
   // A replayed initialize heard before serving started: delivered first.
   private replay: JSONRPCMessage | null = null;
+  // The id of the replayed initialize whose answer is still to come (kept from the client).
+  private replayId: string | null = null;
+  // The client's initialize read and not answered yet: its line goes to the main thread once it succeeds.
+  private initializing: { id: string | number; line: Uint8Array } | null = null;
 
   constructor(
     private readonly channel: StdioChannel,
@@ -98,7 +103,8 @@ export class ChannelStdioTransport implements Transport {
       return; // It was parsed once already: not reached.
     }
     if (!isJSONRPCRequest(message) || message.method !== 'initialize') return;
-    const replayed = { ...message, id: REPLAYED_INITIALIZE_ID };
+    this.replayId = `${REPLAY_ID_PREFIX}${randomUUID()}`;
+    const replayed = { ...message, id: this.replayId };
     if (this.waiting) this.replay = replayed;
     else this.deliver(replayed);
   }
@@ -182,7 +188,7 @@ export class ChannelStdioTransport implements Transport {
       return;
     }
     if (owesAnswer(message)) this.owe(message.id);
-    if (isJSONRPCRequest(message) && message.method === 'initialize') this.channel.stdioInitialize(new Uint8Array(line));
+    if (isJSONRPCRequest(message) && message.method === 'initialize') this.initializing = { id: message.id, line: new Uint8Array(line) };
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
     // A cancelled request gets no answer (MCP): nothing is owed for it any more.
     if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
@@ -271,9 +277,18 @@ export class ChannelStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === REPLAYED_INITIALIZE_ID) {
+    const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    if (answer && this.replayId !== null && message.id === this.replayId) {
+      this.replayId = null;
       // The session is whole again, as the client left it: it said it was initialized back then.
-      return this.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      if (isJSONRPCResultResponse(message)) this.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return;
+    }
+    // An initialize the server took (not one refused on a connection of the other era) is the one a next hub hears.
+    const initializing = this.initializing;
+    if (answer && initializing !== null && initializing.id === message.id) {
+      if (isJSONRPCResultResponse(message)) this.channel.stdioInitialize(initializing.line);
+      this.initializing = null;
     }
     if (isJSONRPCRequest(message)) {
       if (this.inputEnded) return this.unanswerable(message.id);

@@ -6,6 +6,7 @@ import { Code, errorBody, httpStatus } from '../shared/errors.ts';
 import { createHealthHandlers, type HealthRouteDeps } from './health/routes.ts';
 import { writeJson } from './json-answer.ts';
 import type { OriginGuard } from './origin-guard.ts';
+import { applyCors } from './cors.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -17,7 +18,8 @@ function hostLines(raw: string[]): number {
   return n;
 }
 
-// Every route but health passes the Host/Origin check first (DNS rebinding).
+// Every route but health passes the Host/Origin check first (DNS rebinding); an admitted browser
+// origin gets CORS (cors.ts).
 function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
   return (req, res) => {
     if (hostLines(req.rawHeaders) > 1) {
@@ -25,7 +27,11 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
       return writeJson(res, httpStatus(Code.bad_request), errorBody(Code.bad_request, 'Bad Request: more than one Host header'));
     }
     const rejection = guard()?.({ host: req.headers.host, origin: req.headers.origin });
-    if (!rejection) return handler(req, res);
+    if (!rejection) {
+      const origin = req.headers.origin;
+      if (origin !== undefined && applyCors(req, res, origin)) return;
+      return handler(req, res);
+    }
     req.resume();
     writeJson(res, rejection.status, rejection.body);
   };

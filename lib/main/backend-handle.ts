@@ -328,7 +328,7 @@ export class BackendHandle {
     this.state.supervision = { state: state.phase, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: state.nextRetryAt };
     this.options.onFacts?.(this.name);
     if (state.phase === 'restarting' && state.nextRetryAt !== null) {
-      this.log.warn({ backend: this.name, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
+      this.log.warn({ backend: this.name, code: Code.backend_unavailable, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
     } else if (state.phase === 'crashLoop') {
       this.log.error({ backend: this.name, code: Code.backend_unavailable, attempts: state.attempt }, `backend is in crash loop: ${this.options.crashLoopAdvice?.() ?? CRASH_LOOP_ADVICE}`);
     }

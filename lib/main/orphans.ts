@@ -3,6 +3,7 @@
 // process groups the dead one left, with a log line per group, before it starts its own.
 import { childrenDir, forgetChild, procStartTime, readChildRecords } from '../shared/child-records.ts';
 import type { Logger } from '../shared/logger.ts';
+import { Code } from '../shared/errors.ts';
 
 const alive = (pid: number) => {
   try {
@@ -25,7 +26,7 @@ const killGroup = (pgid: number): boolean => {
 /** Ends what dead services left; returns the number of process groups ended. */
 export function endOrphans(stateDir: string, log: Pick<Logger, 'warn' | 'info'>): number {
   const { records, unreadable } = readChildRecords(stateDir);
-  for (const { file, error } of unreadable) log.warn({ file, error }, 'unreadable child record ignored');
+  for (const { file, error } of unreadable) log.warn({ code: Code.internal, file, error }, 'unreadable child record ignored');
   let ended = 0;
   for (const record of records) {
     // A live service (this one, or a stdio service beside it) owns its children.

@@ -238,7 +238,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // Answers lost (the deadline, a closed stdout, a dead hub): exit 1, so a script can tell.
   const onStdioEnd = (reason: string, clean: boolean) => {
     if (!clean) answersLost ??= reason;
-    void shutdown(reason).then((code) => finished(clean ? code : 1));
+    void shutdown(reason).then(finished);
   };
   const stdio = options.transport === 'stdio' ? new StdioBridge(onStdioEnd, { drainUntil }) : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
@@ -348,7 +348,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       const exitCode = answersLost ? 1 : code;
       log.info({ exitCode }, answersLost ? `stopped with exit code 1: ${answersLost}` : code === 0 ? 'stopped' : 'stopped with errors');
       await flushLogger(log);
-      return code;
+      return exitCode;
     })();
     return stopping;
   }

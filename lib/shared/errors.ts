@@ -42,6 +42,7 @@ const CATALOGUE = {
   hub_failed: { meaning: 'The MCP worker handling the request died before it answered (it is restarted): whether a call took effect is unknown', status: 503, rpc: -32603 },
   too_many_sessions: { meaning: 'The service keeps --max-sessions MCP sessions already; close idle ones or retry later', status: 503, rpc: -32000 },
   service_stopping: { meaning: 'The service is shutting down (a signal, or in stdio mode the end of stdin past its drain deadline): the request was not completed', rpc: -32603 },
+  client_too_slow: { meaning: 'An MCP client stopped reading what it was sent (an answer with more than twice --max-message-bytes waiting, or an SSE stream more than 8 MiB behind): its connection was cut' },
   session_not_found: { meaning: 'The MCP session id is unknown (closed, idle too long, or from before a restart): start a new session', status: 404, rpc: -32001 },
 
   // Routed MCP requests.

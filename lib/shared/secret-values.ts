@@ -34,20 +34,32 @@ export function isSecretName(name: string): boolean {
   return parts.some((part) => SECRET_PARTS.has(part) || SECRET_SUFFIX.test(part));
 }
 
-// The password of a URL's user:password@ (sent as a Basic Authorization header: lib/backend/url-credentials.ts).
-function urlPassword(url: string): string[] {
+/** A URL's user or password as meant: percent-decoded, or as written when that is no valid encoding (`100%pass`). */
+export function decodeUserinfo(text: string): string {
   try {
-    const { password } = new URL(url);
-    return password ? [decodeURIComponent(password)] : [];
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+// The secret of a URL's user:password@ (sent as a Basic Authorization header: lib/backend/url-credentials.ts):
+// the password, or a user given alone (`https://TOKEN@host`), as written and decoded.
+function urlCredentials(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
   } catch {
     return [];
   }
+  const secret = parsed.password || parsed.username;
+  return secret ? [secret, decodeUserinfo(secret)] : [];
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
   const named = spec.type === 'stdio' ? spec.env : spec.headers;
-  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? []), ...(spec.type === 'stdio' ? [] : urlPassword(spec.url))];
+  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? []), ...(spec.type === 'stdio' ? [] : urlCredentials(spec.url))];
   const values: string[] = [];
   for (const value of candidates) {
     if (PATH_VALUE.test(value.trim())) continue;

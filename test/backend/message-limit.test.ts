@@ -18,6 +18,7 @@ for (const protocolVersion of ['legacy', 'auto'] as const) {
       const match = /^backend 'big' sent a message of (\d+) bytes, over the limit of 65536 bytes \(--max-message-bytes\)$/.exec(outcome.error.message);
       assert.ok(match, outcome.error.message);
       assert.ok(Number(match[1]) > 100_000);
+      assert.equal((outcome.error.data as { code?: string; limit?: number }) , { code: 'message_too_large', bytes: Number(match[1]), limit: LIMIT }, "the catalogue's code reaches the client in data");
       const next = await h.runner.request(call('echo', { text: 'still here' }));
       assert.equal(next.ok && next.result.content, [{ type: 'text', text: 'still here' }]);
       assert.ok(!h.events.some((e) => e.type === 'exited' || e.type === 'failed'));

@@ -73,7 +73,7 @@ for (const [order, serialize] of [
       {
         jsonrpc: '2.0',
         id: 7,
-        error: { code: -32603, message: `backend 'pipe' sent a message of ${bytes} bytes, over the limit of ${LIMIT} bytes (--max-message-bytes)`, data: { bytes, limit: LIMIT } },
+        error: { code: -32603, message: `backend 'pipe' sent a message of ${bytes} bytes, over the limit of ${LIMIT} bytes (--max-message-bytes)`, data: { code: 'message_too_large', bytes, limit: LIMIT } },
       },
       { jsonrpc: '2.0', id: 8, result: {} },
     ]);

@@ -5,18 +5,29 @@ import { moveUrlCredentials } from '../../lib/backend/url-credentials.ts';
 import { secretValuesOf } from '../../lib/shared/secret-values.ts';
 import type { RemoteSpec } from '../../lib/config/types.ts';
 
-test("url credentials :: user:password@ becomes a Basic Authorization header and leaves the URL; a configured one wins", () => {
-  const moved = moveUrlCredentials('https://bob:p%40ss-w0rd@mcp.example.com/mcp?x=1', { 'X-Other': 'v' });
-  assert.equal(moved, { url: 'https://mcp.example.com/mcp?x=1', headers: { 'X-Other': 'v', Authorization: `Basic ${Buffer.from('bob:p@ss-w0rd').toString('base64')}` }, secrets: ['p@ss-w0rd'] });
+const basic = (userinfo: string) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
+const remote = (url: string) => ({ name: 'r', type: 'http', url, headers: {} }) as unknown as RemoteSpec;
+
+test('url credentials :: user:password@ becomes a Basic Authorization header and leaves the URL; a configured one wins', () => {
+  assert.equal(moveUrlCredentials('https://bob:p%40ss-w0rd@mcp.example.com/mcp?x=1', { 'X-Other': 'v' }), {
+    url: 'https://mcp.example.com/mcp?x=1',
+    headers: { 'X-Other': 'v', Authorization: basic('bob:p@ss-w0rd') },
+  });
   const kept = moveUrlCredentials('https://bob:secret1@mcp.example.com/mcp', { authorization: 'Bearer t0ken-abc' });
-  assert.equal([kept.url, kept.headers], ['https://mcp.example.com/mcp', { authorization: 'Bearer t0ken-abc' }]);
-  const plain = moveUrlCredentials('https://mcp.example.com/mcp', {});
-  assert.equal(plain, { url: 'https://mcp.example.com/mcp', headers: {}, secrets: [] }, 'a URL without credentials is left as written');
+  assert.equal(kept, { url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer t0ken-abc' } });
+  assert.equal(moveUrlCredentials('https://mcp.example.com/mcp', {}), { url: 'https://mcp.example.com/mcp', headers: {} }, 'a URL without credentials is left as written');
+  assert.equal(moveUrlCredentials('http://TOKEN123456@[::1]:8080/mcp', {}), { url: 'http://[::1]:8080/mcp', headers: { Authorization: basic('TOKEN123456:') } }, 'a user alone, an IPv6 host');
 });
 
-test("url credentials :: the URL's password is one of the server's secrets", () => {
-  const spec = { name: 'r', type: 'http', url: 'https://bob:Zq7hunter2Remote@mcp.example.com/mcp', headers: {} } as unknown as RemoteSpec;
-  assert.ok(secretValuesOf(spec).includes('Zq7hunter2Remote'));
+test("url credentials :: a '%' that is no valid encoding is taken as written, not thrown", () => {
+  assert.equal(moveUrlCredentials('https://bob:100%pass-word@h.example/mcp', {}), { url: 'https://h.example/mcp', headers: { Authorization: basic('bob:100%pass-word') } });
+});
+
+test("url credentials :: the URL's password (or a user given alone) is one of the server's secrets, as written and decoded", () => {
+  const secrets = secretValuesOf(remote('https://bob:Zq7hunter%402Remote@mcp.example.com/mcp'));
+  assert.ok(secrets.includes('Zq7hunter@2Remote') && secrets.includes('Zq7hunter%402Remote'), secrets.join());
+  assert.ok(secretValuesOf(remote('https://bob:100%pass-word@h.example/mcp')).includes('100%pass-word'));
+  assert.ok(secretValuesOf(remote('https://ghp_TOKENabcdef123@h.example/mcp')).includes('ghp_TOKENabcdef123'));
 });
 
 test.run();

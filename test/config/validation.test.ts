@@ -380,9 +380,9 @@ test('validation :: no deprecation warning without timeout', () => {
   assert.equal(valid('a', { command: 'node', connectionTimeout: 1000, requestTimeout: 2000 }).warnings, []);
 });
 
-test('validation :: unknown server keys warn and are dropped (a file for a newer version or another gateway still loads)', () => {
-  const s = valid('a', { command: 'node', extra: 1, alwaysAllow: [], description: 'x' });
-  assert.equal(s.warnings, [`${FILE}: mcpServers.a: unknown keys ignored: extra, alwaysAllow, description`]);
+test('validation :: unknown server keys warn and are dropped (a file for a newer version or another client still loads)', () => {
+  const s = valid('a', { command: 'node', extra: 1, alwaysAllow: [], description: 'x', envFile: '.env.local', comment: 'see wiki', cmd: 'x', path: '/srv', enabled: true, transportType: 'stdio' });
+  assert.equal(s.warnings, [`${FILE}: mcpServers.a: unknown keys ignored: extra, alwaysAllow, description, envFile, comment, cmd, path, enabled, transportType`]);
   assert.is(stdioSpec(s).command, 'node');
 });
 
@@ -391,7 +391,8 @@ test('validation :: a near miss of a known key is a typo: the entry is invalid, 
     [{ command: 'node', requestTimout: 1500 }, 'requestTimout', 'requestTimeout'],
     [{ command: 'node', RequestTimeout: 1500 }, 'RequestTimeout', 'requestTimeout'],
     [{ command: 'node', comand: 'typo' }, 'comand', 'command'],
-    [{ command: 'node', envs: {} }, 'envs', 'env'],
+    [{ command: 'node', ENV: {} }, 'ENV', 'env'],
+    [{ command: 'node', disable: true }, 'disable', 'disabled'],
     [{ command: 'node', restartOnExt: true }, 'restartOnExt', 'restartOnExit'],
   ];
   for (const [value, key, meant] of table) {

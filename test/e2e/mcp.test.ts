@@ -77,12 +77,12 @@ E('e2e mcp :: a 2026-07-28 client lists, calls, reads, gets prompts and complete
 });
 
 // A raw request, so the test sets Host itself (fetch does not let it).
-function raw(port: number, method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function raw(port: number, method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: route, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -113,6 +113,27 @@ E('e2e mcp :: Host and Origin are checked on every non-health route (DNS rebindi
   assert.is((await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: own }, init)).status, 200);
   assert.is((await raw(svc.port, 'POST', '/mcp', { ...mcpHeaders, host: `localhost:${svc.port}`, origin: 'http://localhost:6274' }, init)).status, 200);
   assert.is((await raw(svc.port, 'GET', '/api/v1/servers', { host: own, origin: `http://localhost:${svc.port}` })).status, 200, 'the service\'s own origin');
+});
+
+E('e2e mcp :: an admitted browser origin gets CORS: the preflight is answered, answers expose the session id; others and non-browser clients get none', async () => {
+  const own = `127.0.0.1:${svc.port}`;
+  const inspector = 'http://localhost:6274';
+  const preflight = await raw(svc.port, 'OPTIONS', '/mcp', { host: own, origin: inspector, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-session-id, mcp-protocol-version' });
+  assert.is(preflight.status, 204);
+  assert.is(preflight.headers['access-control-allow-origin'], inspector);
+  assert.is(preflight.headers['access-control-allow-methods'], 'GET, POST, DELETE');
+  assert.is(preflight.headers['access-control-allow-headers'], 'content-type, mcp-session-id, mcp-protocol-version');
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+  const answer = await raw(svc.port, 'POST', '/mcp', { host: own, origin: inspector, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, init);
+  assert.is(answer.status, 200);
+  assert.is(answer.headers['access-control-allow-origin'], inspector);
+  assert.match(String(answer.headers['access-control-expose-headers']), /Mcp-Session-Id/);
+  assert.ok(answer.headers['mcp-session-id'], 'the session id a page can now read');
+  const foreign = await raw(svc.port, 'OPTIONS', '/mcp', { host: own, origin: 'http://evil.example', 'access-control-request-method': 'POST' });
+  assert.is(foreign.status, 403);
+  assert.is(foreign.headers['access-control-allow-origin'], undefined);
+  const plain = await raw(svc.port, 'POST', '/mcp', { host: own, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, init);
+  assert.is(plain.headers['access-control-allow-origin'], undefined, 'no Origin, no CORS');
 });
 
 E('e2e mcp :: a long call reports progress to the client that made it', async () => {
@@ -159,6 +180,35 @@ E('e2e mcp :: a backend log message during a call reaches the client that made t
   assert.equal(result.content, [{ type: 'text', text: 'logged' }]);
   await poll(async () => received.length > 0, 'the forwarded log message');
   assert.equal(received[0], { level: 'info', logger: 'fixture', data: { said: 'hello from the backend' } });
+  await client.close();
+});
+
+E("e2e mcp :: a 2026-07-28 backend's log messages reach a 2025 session at its level, and a 2026-07-28 request that asked for them", async () => {
+  const legacy = new V1Client({ name: 'e2e-v1-logs-modern', version: '1.0.0' });
+  const heard: unknown[] = [];
+  legacy.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void heard.push(n.params));
+  await legacy.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+  await legacy.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'to a 2025 session' } });
+  await poll(async () => heard.length > 0, 'the log message of the 2026-07-28 backend');
+  assert.equal(heard[0], { level: 'info', logger: 'fixture', data: { said: 'to a 2025 session' } });
+  await legacy.setLoggingLevel('error');
+  await legacy.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'below the level' } });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.is(heard.length, 1, 'the backend is told the level the session chose');
+  await legacy.close();
+
+  const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
+  const told: unknown[] = [];
+  client.setNotificationHandler('notifications/message', (n) => void told.push(n.params));
+  await connect();
+  assert.is(client.getProtocolEra(), 'modern');
+  await client.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'unasked' } });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(told, [], 'a 2026-07-28 request that asked for no log level gets none');
+  for (const backend of ['modern-pinned', 'modern-legacy']) {
+    await client.callTool({ name: `${backend}_agent_chatter`, arguments: { message: `asked of ${backend}` }, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } });
+    await poll(async () => told.some((p) => JSON.stringify(p).includes(`asked of ${backend}`)), `the log message of ${backend} on the request's stream`);
+  }
   await client.close();
 });
 

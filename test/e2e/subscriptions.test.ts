@@ -173,6 +173,28 @@ S('e2e subscriptions :: 2026-07-28 listen streams with resourceSubscriptions: ac
   await listenB.close();
 });
 
+S('e2e subscriptions :: a 2026-07-28 backend without subscribe support refuses: its URI is left out of a listen acknowledgement, and a 2025 subscribe gets -32601', async () => {
+  const HELLO = 'fixture_agent_fixture://hello';
+  const counters = { counter: { command: node, args: [COUNTER], protocolVersion: 'legacy' }, 'counter-modern': { command: node, args: [COUNTER], protocolVersion: '2026-07-28' } };
+  // The fixture (auto: 2026-07-28) has no subscribe support; the counters make the gateway offer subscribe.
+  writeConfig(svc.configFile, { mcpServers: { ...counters, fixture: { command: node, args: [FIXTURE_SERVER] } } });
+  await healthyWith(['counter', 'counter-modern', 'fixture']);
+  const modern = await connect('modern');
+  const listen = await modern.client.listen({ resourceSubscriptions: [HELLO] });
+  assert.equal(listen.honoredFilter, {}, 'not acknowledged: no update would ever come');
+  await listen.close();
+  const legacy = await connect('legacy');
+  const refused = await legacy.client.subscribeResource({ uri: HELLO }).then(
+    () => null,
+    (error: { code?: number; message: string }) => error,
+  );
+  assert.ok(refused, 'the subscribe is refused');
+  assert.is(refused.code, -32601, refused.message);
+  assert.ok(/Backend 'fixture' does not offer updates of .*: its acknowledgement of subscriptions\/listen left it out/.test(refused.message), refused.message);
+  writeConfig(svc.configFile, { mcpServers: counters });
+  await healthyWith(['counter', 'counter-modern']);
+});
+
 S('e2e subscriptions :: a backend restart re-establishes its subscriptions: updates after the reconnect reach the subscribed 2025 session', async () => {
   const session = await connect('legacy');
   await session.client.subscribeResource({ uri: CLIENT_URI });

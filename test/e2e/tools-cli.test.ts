@@ -159,7 +159,11 @@ T('e2e tools cli :: disabling a tool the connected backend does not have is an e
   assert.match(forced.stdout, /Disabled tool 'ad' of server 'plain': added "ad" to mcpServers\.plain\.disabledTools/);
   assert.match(forced.stdout, /\nNote: 'ad' is not a tool that server 'plain' has now \(live inventory: 6 tools; closest: add, pid, env\); recorded anyway \(--force\): it hides a tool of that name if the backend gets one\.\n/);
   assert.equal(JSON.parse(fs.readFileSync(svc.configFile, 'utf8')).mcpServers.plain.disabledTools, ['ad']);
-  assert.is((await cli('enable', 'plain', 'ad')).code, 0);
+  const enabled = await cli('enable', 'plain', 'ad');
+  assert.is(enabled.code, 0, enabled.stderr);
+  assert.match(enabled.stdout, /\nNote: 'ad' is not a tool that server 'plain' has now \(live inventory: 6 tools; closest: add, pid, env\): no tool appears until the backend has one of that name\.\n/);
+  assert.match(enabled.stdout, /connected clients get tools\/list_changed and see no new tool,/);
+  assert.not.match(enabled.stdout, /plain_agent_ad again/);
 });
 
 T('e2e tools cli :: a backend without a live inventory: the tool is recorded and said to be unchecked', async () => {

@@ -93,6 +93,16 @@ test("backend-link :: down()'s message is final: the worker's port closing right
   assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' is restarting for a change to its configuration; the request was not completed and is not replayed" } });
 });
 
+test("backend-link :: the worker's port closing first waits for supervision's verdict, which names what happened", async () => {
+  const { link, next, worker } = setup();
+  const pending = link.request('tools/call', { name: 'a' });
+  await next();
+  worker.close();
+  await tick();
+  link.down("backend 'alpha' restarted; the request was not completed and is not replayed");
+  assert.equal(await pending, { ok: false, error: { kind: 'disconnected', code: -32603, message: "backend 'alpha' restarted; the request was not completed and is not replayed" } });
+});
+
 test('backend-link :: a call the worker reports broken waits for the verdict, which names what happened', async () => {
   const { link, next, send, close } = setup();
   const pending = link.request('tools/call', { name: 'a' });

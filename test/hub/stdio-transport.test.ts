@@ -144,28 +144,49 @@ test('stdio transport :: a question the server gave up on (its cancellation went
   assert.is(t.ended(), 1, 'nothing owed: the transport ended');
 });
 
-test("stdio transport :: the client's initialize line is handed to the main thread; a replayed one is heard first, its answer kept from the client", async () => {
+test("stdio transport :: the client's initialize line goes to the main thread once the server took it; an initialize it refused does not", async () => {
+  const t = setup();
+  await t.transport.start();
+  const init = (id: number) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } } });
+  t.line(init(1));
+  t.line(request(2));
+  assert.equal(t.initializeLines, [], 'not before its answer');
+  await t.transport.send({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18' } } as JSONRPCMessage);
+  assert.equal(t.initializeLines.map((l) => JSON.parse(l)), [init(1)], 'only the initialize, once answered');
+  t.line(init(3));
+  await t.transport.send({ jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'this connection speaks 2026-07-28' } } as JSONRPCMessage);
+  assert.is(t.initializeLines.length, 1, 'a refused initialize is not the session');
+});
+
+test('stdio transport :: a replayed initialize is heard first under an id of its own; its answer is kept from the client, then the session says it is initialized', async () => {
   const first = setup();
   await first.transport.start();
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } } };
   first.line(init);
-  first.line(request(2));
-  assert.equal(first.initializeLines.map((l) => JSON.parse(l)), [init], 'only the initialize');
+  await first.transport.send({ jsonrpc: '2.0', id: 1, result: {} } as JSONRPCMessage);
 
   const next = setup();
   next.line(request(3));
   next.channel.onReplay!(new TextEncoder().encode(first.initializeLines[0]!));
   await next.transport.start();
-  assert.equal(next.received.map((m) => [('id' in m ? m.id : null), 'method' in m ? m.method : null]), [
-    ['agent:replayed-initialize', 'initialize'],
-    [3, 'tools/call'],
-  ]);
+  const replayId = (next.received[0] as { id: string }).id;
+  assert.match(replayId, /^agent:replayed-initialize:[0-9a-f-]{36}$/);
+  assert.equal(next.received.map((m) => ('method' in m ? m.method : null)), ['initialize', 'tools/call']);
   assert.equal((next.received[0] as { params: unknown }).params, init.params, 'as the client sent it');
-  await next.transport.send({ jsonrpc: '2.0', id: 'agent:replayed-initialize', result: { protocolVersion: '2025-06-18' } } as JSONRPCMessage);
+  await next.transport.send({ jsonrpc: '2.0', id: replayId, result: { protocolVersion: '2025-06-18' } } as JSONRPCMessage);
   assert.equal(next.written, [], 'the answer is not written to the client');
   assert.equal(next.received.at(-1), { jsonrpc: '2.0', method: 'notifications/initialized' });
   assert.equal([...next.owed], [3], 'the replay is owed nothing');
   assert.equal(next.initializeLines, [], 'a replay is not kept again');
+});
+
+test("stdio transport :: a client's own answer with an id like the replay's is written as any other; no replay, no interception", async () => {
+  const t = setup();
+  await t.transport.start();
+  t.line({ jsonrpc: '2.0', id: 'agent:replayed-initialize:x', method: 'tools/list', params: {} });
+  await t.transport.send({ jsonrpc: '2.0', id: 'agent:replayed-initialize:x', result: { tools: [] } } as JSONRPCMessage);
+  assert.equal(t.written.map((m) => m.id), ['agent:replayed-initialize:x']);
+  assert.equal([...t.owed], []);
 });
 
 test('stdio transport :: before stdin ends, answering everything does not close it', async () => {

@@ -33,6 +33,8 @@ export type BackendCall = {
   wantsProgress: boolean;
   /** What the client behind the call can answer (elicitation, sampling, extensions): told to 2026-07-28 backends. */
   clientCapabilities?: Record<string, unknown>;
+  /** The least severe log level the client behind the call wants: told to 2026-07-28 backends. */
+  logLevel?: string;
 };
 
 /** What a backend asks the client for during a call (its server-to-client requests). */
@@ -59,7 +61,7 @@ export type ProgressParams = { progress: number; total?: number; message?: strin
 
 /** hub → backend worker */
 export type HubToBackend =
-  | { type: 'call'; callId: number; method: BackendMethod; params: Record<string, unknown>; wantsProgress: boolean; clientCapabilities?: Record<string, unknown> }
+  | { type: 'call'; callId: number; method: BackendMethod; params: Record<string, unknown>; wantsProgress: boolean; clientCapabilities?: Record<string, unknown>; logLevel?: string }
   | { type: 'cancel'; callId: number }
   /** The answer to an input request. */
   | { type: 'inputResponse'; requestId: number; outcome: InputOutcome }
