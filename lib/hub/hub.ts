@@ -23,6 +23,24 @@ import { Router } from './router.ts';
 import { serveOverStdio } from './stdio.ts';
 import { TokenEstimator } from './token-estimator.ts';
 
+
+// A backend's log message that reached no client goes to the service log at its own severity (a
+// backend's debug chatter stays out of an info log).
+function serviceLevel(level: unknown): 'debug' | 'info' | 'warn' | 'error' {
+  switch (level) {
+    case 'debug':
+      return 'debug';
+    case 'warning':
+      return 'warn';
+    case 'error':
+    case 'critical':
+    case 'alert':
+    case 'emergency':
+      return 'error';
+    default:
+      return 'info';
+  }
+}
 export type Hub = { close(): Promise<void> };
 
 /** How often a hub checks whether its sessions or calls in flight changed (the `load` message). */
@@ -75,7 +93,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     catalog,
     links: (name) => backends.link(name),
     initialLoad,
-    logUnrouted: (backend, params) => log.info({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
+    logUnrouted: (backend, params) => log[serviceLevel(params.level)]({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
     subscriptions,

@@ -19,16 +19,18 @@ const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error
 
 const CHANGE_NOTIFICATIONS = ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'];
 
+// What a 2025 session that never set a level is sent from a 2026-07-28 backend (MCP leaves it to
+// the server): info and above, not a backend's debug chatter.
+const DEFAULT_SESSION_LOG_LEVEL = 'info';
+
 // The least severe level the caller wants logged: a 2026-07-28 request's envelope (none: it wants
-// none); a 2025 session's logging/setLevel, kept by the SDK's Server (no level set: every message,
-// as the SDK's own ctx.mcpReq.log sends them then).
-function logLevelOf(ctx: ServerContext, server: Server, modern: boolean): string | undefined {
+// none); a 2025 session's logging/setLevel, as the GatewayServer recorded it.
+function logLevelOf(ctx: ServerContext, server: GatewayServer, modern: boolean): string | undefined {
   if (modern) {
     const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
     return typeof level === 'string' ? level : undefined;
   }
-  const levels = (server as unknown as { _loggingLevels?: Map<string | undefined, string> })._loggingLevels;
-  return levels?.get(ctx.sessionId) ?? levels?.get(undefined) ?? 'debug';
+  return server.logLevels.get(ctx.sessionId) ?? server.logLevels.get(undefined) ?? DEFAULT_SESSION_LOG_LEVEL;
 }
 
 // Progress, cancellation, backend logs and backend questions of one client request, wired to
@@ -38,7 +40,7 @@ function logLevelOf(ctx: ServerContext, server: Server, modern: boolean): string
 // 2026-07-28 HTTP). Backend log messages reach the caller at the level it chose (a 2025 session's
 // logging/setLevel, a 2026-07-28 request's envelope), which 2026-07-28 backends are told with the
 // call. `logs` is false where a request cannot carry log messages (completion).
-function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
+function routeExtra(ctx: ServerContext, server: GatewayServer, owner: TaskOwner, inputTimeoutMs: number, logs: boolean): { extra: RouteExtra; settled: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const capabilities = clientCapabilities(ctx, () => server.getClientCapabilities() as Record<string, unknown> | undefined);
   const modern = ctx.mcpReq.envelope !== undefined;
@@ -51,15 +53,17 @@ function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputT
     extra.onProgress = (progress: ProgressParams) =>
       void pending.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined));
   }
-  if (logs) {
-    const level = logLevelOf(ctx, server, modern);
-    if (level !== undefined) extra.logLevel = level;
+  const level = logs ? logLevelOf(ctx, server, modern) : undefined;
+  // A 2026-07-28 request that asked for no log level has no sink: a message then goes to the service log.
+  if (level !== undefined) {
+    extra.logLevel = level;
     const deliver = (params: Record<string, unknown>) => {
       const level = typeof params.level === 'string' && LOG_LEVELS.has(params.level) ? (params.level as LogLevel) : 'info';
       // mcpReq.log applies the level the session chose with logging/setLevel.
       pending.push(ctx.mcpReq.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined).catch(() => undefined));
     };
-    extra.logSink = { session: server, deliver };
+    // A 2026-07-28 request's messages are its own, also where one Server serves many (stdio).
+    extra.logSink = { session: modern ? {} : server, deliver };
   }
   // A retry after input_required: the state was verified (the Server's requestState hook) before the handler ran.
   const state = ctx.mcpReq.requestState<RequestStatePayload>();
@@ -68,7 +72,7 @@ function routeExtra(ctx: ServerContext, server: Server, owner: TaskOwner, inputT
 }
 
 // Runs a routed call and answers only after its notifications went out.
-async function routed<T>(ctx: ServerContext, server: Server, owner: TaskOwner, inputTimeoutMs: number, call: (extra: RouteExtra) => Promise<T>, logs = true): Promise<T> {
+async function routed<T>(ctx: ServerContext, server: GatewayServer, owner: TaskOwner, inputTimeoutMs: number, call: (extra: RouteExtra) => Promise<T>, logs = true): Promise<T> {
   const { extra, settled } = routeExtra(ctx, server, owner, inputTimeoutMs, logs);
   try {
     return await call(extra);
@@ -91,20 +95,50 @@ class TaskAnswer {
   constructor(readonly result: Result) {}
 }
 
+// The SDK rejects params that fail its schema with a plain Error carrying zod's issues as JSON,
+// which a client would get as -32603 and a dump: it is the client's error, -32602, said plainly.
+export function invalidParams(method: string, error: unknown): ProtocolError | null {
+  if (!(error instanceof Error) || error.constructor !== Error) return null;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    return null;
+  }
+  const isIssue = (i: unknown): i is { path: unknown[]; message: string } => typeof i === 'object' && i !== null && Array.isArray((i as { path?: unknown }).path) && typeof (i as { message?: unknown }).message === 'string';
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(isIssue)) return null;
+  const said = issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : 'the request'}: ${i.message}`).join('; ');
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}: ${said}`);
+}
+
 class GatewayServer extends Server {
+  /** A 2025 session's logging/setLevel, by transport session id (the SDK keeps its own privately). */
+  readonly logLevels = new Map<string | undefined, string>();
+
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    if (method !== 'tools/call') return super._wrapHandler(method, handler);
-    const checked = super._wrapHandler(method, async (request, ctx) => {
-      const result = await handler(request, ctx);
-      if (isTaskAnswer(result as Record<string, unknown>)) throw new TaskAnswer(result);
-      return result;
-    });
+    if (method === 'logging/setLevel') {
+      const set = super._wrapHandler(method, handler);
+      return async (request, ctx) => {
+        const result = await set(request, ctx);
+        const level = (request.params as { level?: unknown } | undefined)?.level;
+        if (typeof level === 'string') this.logLevels.set(ctx.sessionId, level);
+        return result;
+      };
+    }
+    const checked =
+      method === 'tools/call'
+        ? super._wrapHandler(method, async (request, ctx) => {
+            const result = await handler(request, ctx);
+            if (isTaskAnswer(result as Record<string, unknown>)) throw new TaskAnswer(result);
+            return result;
+          })
+        : super._wrapHandler(method, handler);
     return async (request, ctx) => {
       try {
         return await checked(request, ctx);
       } catch (error) {
         if (error instanceof TaskAnswer) return error.result;
-        throw error;
+        throw invalidParams(method, error) ?? error;
       }
     };
   }

@@ -26,10 +26,12 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
       req.resume();
       return writeJson(res, httpStatus(Code.bad_request), errorBody(Code.bad_request, 'Bad Request: more than one Host header'));
     }
-    const rejection = guard()?.({ host: req.headers.host, origin: req.headers.origin });
+    const check = guard();
+    const rejection = check?.({ host: req.headers.host, origin: req.headers.origin });
     if (!rejection) {
+      // CORS for the origins named (`*` admits requests, but gives no page the right to read answers).
       const origin = req.headers.origin;
-      if (origin !== undefined && applyCors(req, res, origin)) return;
+      if (origin !== undefined && check?.named(origin) && applyCors(req, res, origin)) return;
       return handler(req, res);
     }
     req.resume();

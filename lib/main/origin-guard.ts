@@ -59,7 +59,12 @@ function normalizeOrigin(value: string): string | null {
   }
 }
 
-export function createOriginGuard(options: OriginGuardOptions): (headers: { host?: string | undefined; origin?: string | undefined }) => GuardRejection | null {
+type GuardCheck = ((headers: { host?: string | undefined; origin?: string | undefined }) => GuardRejection | null) & {
+  /** Whether `origin` is one of the service's own or listed by name in --allowed-origins (not by `*`, never `null`): the origins that get CORS. */
+  named(origin: string): boolean;
+};
+
+export function createOriginGuard(options: OriginGuardOptions): GuardCheck {
   const anyOrigin = options.allowedOrigins.includes('*');
   const anyHost = options.allowedHosts.includes('*');
   const wildcard = options.listenHost === '0.0.0.0' || options.listenHost === '::' || options.listenHost === '';
@@ -80,7 +85,7 @@ export function createOriginGuard(options: OriginGuardOptions): (headers: { host
     return hostEntries.some((e) => e.host === parsed.host && (e.port === null || e.port === (parsed.port ?? 80)));
   };
 
-  return (headers) => {
+  const check = (headers: { host?: string | undefined; origin?: string | undefined }): GuardRejection | null => {
     if (checkHosts && !hostAllowed(headers.host)) {
       const shown = headers.host === undefined ? 'missing' : JSON.stringify(headers.host);
       return {
@@ -104,5 +109,11 @@ export function createOriginGuard(options: OriginGuardOptions): (headers: { host
     }
     return null;
   };
+  return Object.assign(check, {
+    named(origin: string) {
+      const normalized = normalizeOrigin(origin);
+      return normalized !== null && origins.has(normalized);
+    },
+  });
 }
 export type OriginGuard = ReturnType<typeof createOriginGuard>;

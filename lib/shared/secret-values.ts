@@ -34,12 +34,18 @@ export function isSecretName(name: string): boolean {
   return parts.some((part) => SECRET_PARTS.has(part) || SECRET_SUFFIX.test(part));
 }
 
-/** A URL's user or password as meant: percent-decoded, or as written when that is no valid encoding (`100%pass`). */
+/** A URL's user or password as meant: each valid run of `%XX` decoded, a stray `%` (`100%pass`) kept as written. */
 export function decodeUserinfo(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    return text;
+    return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
   }
 }
 

@@ -19,8 +19,9 @@ test('url credentials :: user:password@ becomes a Basic Authorization header and
   assert.equal(moveUrlCredentials('http://TOKEN123456@[::1]:8080/mcp', {}), { url: 'http://[::1]:8080/mcp', headers: { Authorization: basic('TOKEN123456:') } }, 'a user alone, an IPv6 host');
 });
 
-test("url credentials :: a '%' that is no valid encoding is taken as written, not thrown", () => {
+test("url credentials :: a '%' that is no valid encoding is taken as written, not thrown; the characters the URL parser encoded around it are decoded", () => {
   assert.equal(moveUrlCredentials('https://bob:100%pass-word@h.example/mcp', {}), { url: 'https://h.example/mcp', headers: { Authorization: basic('bob:100%pass-word') } });
+  assert.equal(moveUrlCredentials('https://bob:p^x|y100%zz@h.example/mcp', {}).headers, { Authorization: basic('bob:p^x|y100%zz') });
 });
 
 test("url credentials :: the URL's password (or a user given alone) is one of the server's secrets, as written and decoded", () => {

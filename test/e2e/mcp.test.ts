@@ -136,6 +136,23 @@ E('e2e mcp :: an admitted browser origin gets CORS: the preflight is answered, a
   assert.is(plain.headers['access-control-allow-origin'], undefined, 'no Origin, no CORS');
 });
 
+E('e2e mcp :: params of the wrong type are answered -32602 naming the field, not -32603 with a dump', async () => {
+  const own = `127.0.0.1:${svc.port}`;
+  const headers = { host: own, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'typed', version: '1' } } });
+  const session = String((await raw(svc.port, 'POST', '/mcp', headers, init)).headers['mcp-session-id']);
+  const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  await raw(svc.port, 'POST', '/mcp', inSession, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  for (const [method, params, field] of [['tools/list', { cursor: 5 }, 'params.cursor'], ['resources/read', { uri: 5 }, 'params.uri']] as const) {
+    const answer = await raw(svc.port, 'POST', '/mcp', inSession, JSON.stringify({ jsonrpc: '2.0', id: 2, method, params }));
+    const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
+    const error = JSON.parse(data ? data.slice(6) : answer.body).error;
+    assert.is(error.code, -32602, `${method}: ${JSON.stringify(error)}`);
+    assert.ok(error.message.startsWith(`Invalid params for ${method}: ${field}: `), error.message);
+    assert.not.match(error.message, /\[\s*\{/, 'no JSON dump');
+  }
+});
+
 E('e2e mcp :: a long call reports progress to the client that made it', async () => {
   for (const mode of ['auto', 'legacy'] as const) {
     const { client, connect } = v2(new URL(`${svc.base}/mcp`), mode);
@@ -190,11 +207,15 @@ E("e2e mcp :: a 2026-07-28 backend's log messages reach a 2025 session at its le
   await legacy.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
   await legacy.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'to a 2025 session' } });
   await poll(async () => heard.length > 0, 'the log message of the 2026-07-28 backend');
-  assert.equal(heard[0], { level: 'info', logger: 'fixture', data: { said: 'to a 2025 session' } });
+  assert.equal(heard[0], { level: 'info', logger: 'fixture', data: { said: 'to a 2025 session', asked: 'info' } }, 'a session that set no level: info and above');
+  await legacy.setLoggingLevel('debug');
+  await legacy.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'at debug' } });
+  await poll(async () => heard.length > 1, 'the next message');
+  assert.equal(heard[1], { level: 'info', logger: 'fixture', data: { said: 'at debug', asked: 'debug' } }, 'the backend is told the level the session chose');
   await legacy.setLoggingLevel('error');
   await legacy.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'below the level' } });
   await new Promise((r) => setTimeout(r, 200));
-  assert.is(heard.length, 1, 'the backend is told the level the session chose');
+  assert.is(heard.length, 2, 'info is below error');
   await legacy.close();
 
   const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'auto');
@@ -202,9 +223,11 @@ E("e2e mcp :: a 2026-07-28 backend's log messages reach a 2025 session at its le
   client.setNotificationHandler('notifications/message', (n) => void told.push(n.params));
   await connect();
   assert.is(client.getProtocolEra(), 'modern');
-  await client.callTool({ name: 'modern-pinned_agent_chatter', arguments: { message: 'unasked' } });
+  const seen = svc.logs.length;
+  await client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'unasked' } });
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(told, [], 'a 2026-07-28 request that asked for no log level gets none');
+  assert.ok(svc.logs.slice(seen).some((l) => l.msg === 'backend log message' && JSON.stringify(l.data).includes('unasked')), 'the message of a 2025 backend then goes to the service log');
   for (const backend of ['modern-pinned', 'modern-legacy']) {
     await client.callTool({ name: `${backend}_agent_chatter`, arguments: { message: `asked of ${backend}` }, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } });
     await poll(async () => told.some((p) => JSON.stringify(p).includes(`asked of ${backend}`)), `the log message of ${backend} on the request's stream`);

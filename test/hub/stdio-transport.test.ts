@@ -183,9 +183,9 @@ test('stdio transport :: a replayed initialize is heard first under an id of its
 test("stdio transport :: a client's own answer with an id like the replay's is written as any other; no replay, no interception", async () => {
   const t = setup();
   await t.transport.start();
-  t.line({ jsonrpc: '2.0', id: 'agent:replayed-initialize:x', method: 'tools/list', params: {} });
-  await t.transport.send({ jsonrpc: '2.0', id: 'agent:replayed-initialize:x', result: { tools: [] } } as JSONRPCMessage);
-  assert.equal(t.written.map((m) => m.id), ['agent:replayed-initialize:x']);
+  t.line({ jsonrpc: '2.0', id: 'agent:replayed-initialize', method: 'tools/list', params: {} });
+  await t.transport.send({ jsonrpc: '2.0', id: 'agent:replayed-initialize', result: { tools: [] } } as JSONRPCMessage);
+  assert.equal(t.written.map((m) => m.id), ['agent:replayed-initialize']);
   assert.equal([...t.owed], []);
 });
 

@@ -66,4 +66,15 @@ test('origin guard :: loopback names and Host headers', () => {
   assert.is(parseHostHeader('a:b:c'), null);
 });
 
+test('origin guard :: CORS goes to the origins named (the own ones, --allowed-origins entries), never by `*`, never to `null`', () => {
+  const named = createOriginGuard({ ...loopback, allowedOrigins: ['http://localhost:6274'] }).named;
+  assert.ok(named('http://localhost:6274'));
+  assert.ok(named('http://localhost:3050'), 'the service itself');
+  assert.not.ok(named('http://evil.example'));
+  const any = createOriginGuard({ ...loopback, allowedOrigins: ['*'] });
+  assert.is(any({ host: 'localhost:3050', origin: 'http://evil.example' }), null, '* admits the request');
+  assert.not.ok(any.named('http://evil.example'), 'but gives no page the right to read the answer');
+  assert.not.ok(any.named('null'));
+});
+
 test.run();
