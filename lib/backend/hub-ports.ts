@@ -54,6 +54,8 @@ export class HubPorts {
   private readonly awaitedTasks = new Map<number, string>();
   /** Which hubs have clients subscribed to each resource URI of the backend. */
   private readonly subscribers = new Map<string, Set<number>>();
+  /** The backend's answer still to come for a resource it is being asked to send updates of. */
+  private readonly asking = new Map<string, Promise<CallOutcome>>();
   /** Why each recently voided parked question ended, for a late retry. */
   private readonly expired = new Map<number, string>();
 
@@ -141,20 +143,28 @@ export class HubPorts {
     });
   }
 
-  // Reference-counted per hub: the backend is asked once, whichever hubs want the resource.
+  // Reference-counted per hub: the backend is asked once, whichever hubs want the resource; a hub
+  // that comes while it is being asked hears the same answer (a refusal too), not a premature yes.
   private subscribe(hub: number, callId: number, uri: string): void {
     const hubs = this.subscribers.get(uri) ?? new Set<number>();
     this.subscribers.set(uri, hubs);
-    const first = hubs.size === 0;
+    const first = hubs.size === 0 && !this.asking.has(uri);
     hubs.add(hub);
-    if (!first) return this.post(hub, { type: 'outcome', callId, outcome: { ok: true, result: {} } });
-    void this.runner.subscribe(uri).then((outcome) => {
+    const asking = this.asking.get(uri) ?? (first ? this.askBackend(uri) : null);
+    if (!asking) return this.post(hub, { type: 'outcome', callId, outcome: { ok: true, result: {} } });
+    void asking.then((outcome) => {
       if (!outcome.ok) {
         hubs.delete(hub);
         if (hubs.size === 0 && this.subscribers.get(uri) === hubs) this.subscribers.delete(uri);
       }
       this.post(hub, { type: 'outcome', callId, outcome });
     });
+  }
+
+  private askBackend(uri: string): Promise<CallOutcome> {
+    const asked = this.runner.subscribe(uri).finally(() => this.asking.delete(uri));
+    this.asking.set(uri, asked);
+    return asked;
   }
 
   private unsubscribe(hub: number, uri: string): void {

@@ -47,7 +47,11 @@ function ended(
   // A child's exit counts until a replacement stays connected; other failures count 60 s.
   if (exited) patch.exitCriticalAt = at;
   else if (phase !== 'awaiting_oauth') patch.lastCriticalAt = at;
-  const msg = phase === 'awaiting_oauth' ? 'backend requires OAuth authentication' : 'backend failed';
+  // HTTP 401 (awaiting_oauth, decisions §3): refused credentials or a backend that wants OAuth, which this version does not do.
+  const msg =
+    phase === 'awaiting_oauth'
+      ? 'backend answered HTTP 401: it refused the credentials given (headers, user:password@ in the url) or requires OAuth; status awaiting_oauth until a change to its entry'
+      : 'backend failed';
   return {
     patch,
     effects: [

@@ -172,6 +172,30 @@ H('subscriptions are counted per hub: the backend is asked once, updates reach t
   assert.equal(backendAsked, ['+file:///x', '-file:///x'], 'the last hub ended: the backend is let go');
 });
 
+H('a hub that subscribes while the backend is still being asked hears its answer: a refusal reaches both hubs, and a later subscribe asks again', async () => {
+  const fake = fakeRunner();
+  let answer!: (outcome: CallOutcome) => void;
+  let asked = 0;
+  fake.runner.subscribe = () => (asked++, new Promise((settle) => (answer = settle)));
+  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const hubs = [hub(ports, 0), hub(ports, 1)];
+  open.push(...hubs);
+  hubs[0]!.send({ type: 'subscribe', callId: 1, uri: 'file:///x' });
+  await ticks();
+  hubs[1]!.send({ type: 'subscribe', callId: 9, uri: 'file:///x' });
+  await ticks();
+  assert.is(asked, 1, 'the backend is asked once');
+  const refusal: CallOutcome = { ok: false, error: { kind: 'mcp', code: -32601, message: "Backend 'b' does not offer updates of file:///x" } };
+  answer(refusal);
+  assert.equal((await hubs[0]!.next('outcome')).outcome, refusal);
+  assert.equal((await hubs[1]!.next('outcome')).outcome, refusal, 'not a premature yes');
+  hubs[1]!.send({ type: 'subscribe', callId: 10, uri: 'file:///x' });
+  await ticks();
+  assert.is(asked, 2, 'nobody holds it: the next subscribe asks the backend again');
+  answer({ ok: true, result: {} });
+  assert.equal((await hubs[1]!.next('outcome')).outcome, { ok: true, result: {} });
+});
+
 H('a task\'s question goes to the hub waiting in that task\'s tasks/result, though another hub has a call in flight; parked, it is found by the task', async () => {
   const { ports, hubs, warnings } = setup();
   hubs[0]!.send(callMessage(1));
