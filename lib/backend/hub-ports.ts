@@ -162,7 +162,9 @@ export class HubPorts {
   }
 
   private askBackend(uri: string): Promise<CallOutcome> {
-    const asked = this.runner.subscribe(uri).finally(() => this.asking.delete(uri));
+    const asked = this.runner.subscribe(uri).finally(() => {
+      if (this.asking.get(uri) === asked) this.asking.delete(uri);
+    });
     this.asking.set(uri, asked);
     return asked;
   }
@@ -171,6 +173,8 @@ export class HubPorts {
     const hubs = this.subscribers.get(uri);
     if (!hubs?.delete(hub) || hubs.size > 0) return;
     this.subscribers.delete(uri);
+    // An answer still to come is nobody's now: a hub that subscribes next asks the backend again.
+    this.asking.delete(uri);
     void this.runner.unsubscribe(uri);
   }
 

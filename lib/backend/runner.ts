@@ -441,7 +441,8 @@ export class BackendRunner {
         await subscription.close();
         throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Backend '${this.spec.name}' does not offer updates of ${uri}: its acknowledgement of subscriptions/listen left it out (no resources.subscribe support)`);
       }
-      if (this.subscribed.has(uri)) this.subscribed.set(uri, subscription);
+      // Kept if still wanted and no other listen (an earlier ask that came back first) holds the URI.
+      if (this.subscribed.has(uri) && this.subscribed.get(uri) === null) this.subscribed.set(uri, subscription);
       else await subscription.close();
       return;
     }

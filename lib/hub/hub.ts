@@ -93,7 +93,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     catalog,
     links: (name) => backends.link(name),
     initialLoad,
-    logUnrouted: (backend, params) => log[serviceLevel(params.level)]({ backend, level: params.level, logger: params.logger, data: params.data }, 'backend log message'),
+    logUnrouted: (backend, params) => log[serviceLevel(params.level)]({ backend, mcpLevel: params.level, logger: params.logger, data: params.data }, 'backend log message'),
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
     subscriptions,

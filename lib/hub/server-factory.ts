@@ -95,13 +95,20 @@ class TaskAnswer {
   constructor(readonly result: Result) {}
 }
 
-// The SDK rejects params that fail its schema with a plain Error carrying zod's issues as JSON,
-// which a client would get as -32603 and a dump: it is the client's error, -32602, said plainly.
-export function invalidParams(method: string, error: unknown): ProtocolError | null {
-  if (!(error instanceof Error) || error.constructor !== Error) return null;
+// The SDK rejects params that fail its schema with a plain Error carrying zod's issues as JSON
+// (a client would get -32603 and a dump), or for tools/call with -32602 and the dump after
+// "Invalid tools/call request: ": it is the client's error, -32602, said plainly.
+function invalidParams(method: string, error: unknown): ProtocolError | null {
+  let json: string;
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
+    const dump = /^Invalid [\w/]+ request: (\[[\s\S]*\])$/.exec(error.message);
+    if (!dump) return null;
+    json = dump[1]!;
+  } else if (error instanceof Error && error.constructor === Error) json = error.message;
+  else return null;
   let issues: unknown;
   try {
-    issues = JSON.parse(error.message);
+    issues = JSON.parse(json);
   } catch {
     return null;
   }
@@ -116,23 +123,26 @@ class GatewayServer extends Server {
   readonly logLevels = new Map<string | undefined, string>();
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    if (method === 'logging/setLevel') {
-      const set = super._wrapHandler(method, handler);
-      return async (request, ctx) => {
-        const result = await set(request, ctx);
-        const level = (request.params as { level?: unknown } | undefined)?.level;
-        if (typeof level === 'string') this.logLevels.set(ctx.sessionId, level);
-        return result;
-      };
-    }
-    const checked =
+    const wrapped = super._wrapHandler(
+      method,
       method === 'tools/call'
-        ? super._wrapHandler(method, async (request, ctx) => {
+        ? async (request, ctx) => {
             const result = await handler(request, ctx);
             if (isTaskAnswer(result as Record<string, unknown>)) throw new TaskAnswer(result);
             return result;
-          })
-        : super._wrapHandler(method, handler);
+          }
+        : handler,
+    );
+    // The level a 2025 session chose, once the SDK took it.
+    const checked =
+      method === 'logging/setLevel'
+        ? async (request: JSONRPCRequest, ctx: ServerContext) => {
+            const result = await wrapped(request, ctx);
+            const level = (request.params as { level?: unknown } | undefined)?.level;
+            if (typeof level === 'string') this.logLevels.set(ctx.sessionId, level);
+            return result;
+          }
+        : wrapped;
     return async (request, ctx) => {
       try {
         return await checked(request, ctx);

@@ -50,7 +50,7 @@ function ended(
   // HTTP 401 (awaiting_oauth, decisions §3): refused credentials or a backend that wants OAuth, which this version does not do.
   const msg =
     phase === 'awaiting_oauth'
-      ? 'backend answered HTTP 401: it refused the credentials given (headers, user:password@ in the url) or requires OAuth; status awaiting_oauth until a change to its entry'
+      ? 'backend refused authentication (HTTP 401): the credentials given were refused, or it requires OAuth; status awaiting_oauth until a change to its entry'
       : 'backend failed';
   return {
     patch,

@@ -70,7 +70,8 @@ export function createOriginGuard(options: OriginGuardOptions): GuardCheck {
   const wildcard = options.listenHost === '0.0.0.0' || options.listenHost === '::' || options.listenHost === '';
   const ownHosts = new Set([...LOOPBACK_NAMES, ...(wildcard ? options.interfaceAddresses : [options.listenHost])]);
   const origins = new Set([
-    ...[...ownHosts].map((h) => `http://${authority(h, options.port)}`),
+    // Normalized as a browser sends them: `http://localhost:80` is `http://localhost`.
+    ...[...ownHosts].map((h) => normalizeOrigin(`http://${authority(h, options.port)}`) ?? `http://${authority(h, options.port)}`),
     ...options.allowedOrigins.filter((o) => o !== '*').map((o) => normalizeOrigin(o) ?? o.toLowerCase()),
   ]);
   const hostEntries = options.allowedHosts.filter((h) => h !== '*').map((h) => parseHostHeader(h)).filter((h) => h !== null);
@@ -80,7 +81,8 @@ export function createOriginGuard(options: OriginGuardOptions): GuardCheck {
   const hostAllowed = (header: string | undefined): boolean => {
     const parsed = header === undefined ? null : parseHostHeader(header);
     if (!parsed) return false;
-    if (loopbackListener && isLoopback(parsed.host) && parsed.port === options.port) return true;
+    // A Host without a port is port 80 (HTTP): what a browser sends for a service on port 80.
+    if (loopbackListener && isLoopback(parsed.host) && (parsed.port ?? 80) === options.port) return true;
     // An entry without a port admits that host on any port.
     return hostEntries.some((e) => e.host === parsed.host && (e.port === null || e.port === (parsed.port ?? 80)));
   };

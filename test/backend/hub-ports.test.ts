@@ -196,6 +196,29 @@ H('a hub that subscribes while the backend is still being asked hears its answer
   assert.equal((await hubs[1]!.next('outcome')).outcome, { ok: true, result: {} });
 });
 
+H('a hub that lets go while the backend is still being asked leaves nothing behind: the next hub to subscribe asks the backend again', async () => {
+  const fake = fakeRunner();
+  const answers: ((outcome: CallOutcome) => void)[] = [];
+  const asked: string[] = [];
+  fake.runner.subscribe = (uri) => (asked.push(`+${uri}`), new Promise((settle) => answers.push(settle)));
+  fake.runner.unsubscribe = async (uri) => void asked.push(`-${uri}`);
+  const ports = new HubPorts(fake.runner, { backend: 'b', inputTimeoutMs: 60_000, warn: () => undefined });
+  const hubs = [hub(ports, 0), hub(ports, 1)];
+  open.push(...hubs);
+  hubs[0]!.send({ type: 'subscribe', callId: 1, uri: 'u' });
+  await ticks();
+  hubs[0]!.send({ type: 'unsubscribe', uri: 'u' });
+  await ticks();
+  hubs[1]!.send({ type: 'subscribe', callId: 2, uri: 'u' });
+  await ticks();
+  assert.equal(asked, ['+u', '-u', '+u'], 'asked again, not joined to the ask the backend was told to drop');
+  answers[0]!({ ok: true, result: {} });
+  answers[1]!({ ok: true, result: {} });
+  assert.equal((await hubs[1]!.next('outcome')).callId, 2);
+  ports.resourceUpdated('u');
+  assert.equal(await hubs[1]!.next('resourceUpdated'), { type: 'resourceUpdated', uri: 'u' });
+});
+
 H('a task\'s question goes to the hub waiting in that task\'s tasks/result, though another hub has a call in flight; parked, it is found by the task', async () => {
   const { ports, hubs, warnings } = setup();
   hubs[0]!.send(callMessage(1));

@@ -143,7 +143,12 @@ E('e2e mcp :: params of the wrong type are answered -32602 naming the field, not
   const session = String((await raw(svc.port, 'POST', '/mcp', headers, init)).headers['mcp-session-id']);
   const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
   await raw(svc.port, 'POST', '/mcp', inSession, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  for (const [method, params, field] of [['tools/list', { cursor: 5 }, 'params.cursor'], ['resources/read', { uri: 5 }, 'params.uri']] as const) {
+  for (const [method, params, field] of [
+    ['tools/list', { cursor: 5 }, 'params.cursor'],
+    ['resources/read', { uri: 5 }, 'params.uri'],
+    ['tools/call', { name: 5 }, 'params.name'],
+    ['logging/setLevel', { level: 'loud' }, 'params.level'],
+  ] as const) {
     const answer = await raw(svc.port, 'POST', '/mcp', inSession, JSON.stringify({ jsonrpc: '2.0', id: 2, method, params }));
     const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
     const error = JSON.parse(data ? data.slice(6) : answer.body).error;

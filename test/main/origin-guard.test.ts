@@ -66,6 +66,13 @@ test('origin guard :: loopback names and Host headers', () => {
   assert.is(parseHostHeader('a:b:c'), null);
 });
 
+test('origin guard :: on port 80 the own origin is the one a browser sends, without the port', () => {
+  const guard = createOriginGuard({ ...loopback, port: 80 });
+  assert.is(guard({ host: 'localhost:80', origin: 'http://localhost' }), null);
+  assert.is(guard({ host: 'localhost', origin: 'http://localhost' }), null, 'the Host a browser sends for port 80');
+  assert.ok(guard.named('http://localhost'));
+});
+
 test('origin guard :: CORS goes to the origins named (the own ones, --allowed-origins entries), never by `*`, never to `null`', () => {
   const named = createOriginGuard({ ...loopback, allowedOrigins: ['http://localhost:6274'] }).named;
   assert.ok(named('http://localhost:6274'));
