@@ -32,8 +32,10 @@ export class StdioBridge {
   private finished = false;
   private outputGone = false;
   private drainTimer: unknown = null;
-  // Read while no hub could take it: sent when one is back.
+  // Read while no hub could take it: sent when one is back. Up to a window is read ahead, so the end
+  // of a short stdin is seen (and its deadline runs) even if no hub ever comes.
   private held: Buffer[] = [];
+  private heldBytes = 0;
   // The client's initialize line (2025 era), as the hub read it: a hub that replaces one that died
   // hears it first, so it knows the client's protocol version and capabilities.
   private initializeLine: Uint8Array | null = null;
@@ -48,7 +50,7 @@ export class StdioBridge {
     this.streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
     this.timers = options.timers ?? realTimers;
     const { stdin } = this.streams;
-    stdin.pause();
+    // Read from the start, a window ahead of any hub: a stdin that ends before one is up is seen to end.
     stdin.on('data', (chunk: Buffer) => {
       if (!this.pump) return this.pauseFor(chunk);
       this.send(chunk);
@@ -76,10 +78,11 @@ export class StdioBridge {
     });
   }
 
-  // No hub to take it: keep the chunk and stop reading until one is back.
+  // No hub to take it: keep the chunk; beyond a window, stop reading until one is back.
   private pauseFor(chunk: Buffer): void {
     this.held.push(chunk);
-    this.streams.stdin.pause();
+    this.heldBytes += chunk.byteLength;
+    if (this.heldBytes >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
   }
 
   private send(chunk: Buffer): void {
@@ -126,6 +129,7 @@ export class StdioBridge {
     pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', (error) => error || this.finish('stdin closed', true)));
     const held = this.held;
     this.held = [];
+    this.heldBytes = 0;
     for (const chunk of held) this.send(chunk);
     if (this.ended) pump.stdinEnd();
     else if (this.unacked < PUMP_WINDOW_BYTES) this.streams.stdin.resume();

@@ -164,6 +164,27 @@ test("stdio bridge :: the client's initialize line, as the hub read it, goes fir
   t.close();
 });
 
+test('stdio bridge :: a stdin that ends before any hub is up is seen to end: its deadline runs, and without a hub the service ends, answers lost', async () => {
+  const t = setup();
+  t.stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await t.until(() => t.timers.length === 1, 'the drain deadline, with no hub attached');
+  t.clock.now += t.clock.allowance + 1;
+  t.timers[0]!.fn();
+  assert.equal(t.clean, [false], 'the request read was never answered: exit 1');
+  assert.match(t.ends[0]!, /^stdin closed; answers still owed \d+ ms later were not sent$/);
+  t.close();
+});
+
+test('stdio bridge :: bytes read before hub 0 is up wait for it, then its end follows them', async () => {
+  const t = setup();
+  t.stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await t.until(() => t.timers.length === 1, 'the end seen');
+  t.bridge.attach(t.pump);
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end passed on');
+  assert.equal(t.hub.map((m) => m.type), ['stdin', 'stdinEnd']);
+  t.close();
+});
+
 test('stdio bridge :: hub 0 stopping after stdin ended ends the service: what it owed went with it', async () => {
   const t = setup();
   t.bridge.attach(t.pump);
