@@ -1,26 +1,26 @@
-import { CLIENT_CAPABILITIES_META_KEY, Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, SdkErrorCode, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, type Client, LOG_LEVEL_META_KEY, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { type BackendCall, CALL_FAILURE, type CallError, type CallOutcome, type InputMethod, type Inventory, type ProgressParams } from '../shared/messages/calls.ts';
+import { type BackendCall, CALL_FAILURE, type CallError, type CallOutcome, type InputMethod, type ProgressParams } from '../shared/messages/calls.ts';
 import { CallTimer } from './call-timer.ts';
-import { hintOf } from '../shared/cache-hint.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
-import type { BackendSpec, ProtocolMode, StdioSpec } from '../config/types.ts';
+import type { BackendSpec, StdioSpec } from '../shared/backend-spec.ts';
 import type { Logger } from '../shared/logger.ts';
-import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import type { ChildExit } from './child.ts';
 import { describeEnd } from './describe.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../shared/stderr-limits.ts';
-import { formatStderrEntry, newStderrLimiter, StderrCapture, type StderrLimiter } from './stderr-capture.ts';
+import { BackendStderr } from './backend-stderr.ts';
 import { connectStdio, type StdioConnection } from './stdio-connection.ts';
 import { ConnectStepTimeout, connectTimeoutMessage, type ConnectStep, type ConnectWatch, watchConnect } from './connect-watch.ts';
 import { reconnectDelay } from '../shared/backoff.ts';
 import { rerunning } from './rerun.ts';
 import { TimeoutRun } from './call-health.ts';
 import { CallFailureLog } from './call-failure-log.ts';
-import { moveUrlCredentials } from './url-credentials.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
-import { allowTaskMethods, carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
-import { Code } from '../shared/errors.ts';
+import { carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
+import { callErrorOf, callTimedOut, notConnected } from './call-errors.ts';
+import { newBackendClient, remoteTransport } from './backend-client.ts';
+import { readInventory } from './read-inventory.ts';
+import { ResourceSubscriptions } from './resource-subscriptions.ts';
 
 type Emit = (event: RunnerEvent) => void;
 
@@ -51,15 +51,8 @@ export type RunnerOptions = {
 // Results cross to the hub as they came: no validation here (the client-facing server re-checks
 // what it must), input_required and task results included.
 const RAW_RESULT = z.looseObject({});
-const TASK_STATUS = z.looseObject({ taskId: z.string() });
 // The SDK's own clock is not used: the call's requestTimeout is a CallTimer that can pause.
 const NO_SDK_TIMEOUT = 2_147_483_647;
-
-function negotiation(mode: ProtocolMode) {
-  if (mode === 'legacy') return { mode: 'legacy' as const };
-  if (mode === '2026-07-28') return { mode: { pin: '2026-07-28' } };
-  return { mode: 'auto' as const };
-}
 
 function isAuthError(error: unknown): boolean {
   const status = (error as { status?: unknown; code?: unknown } | null)?.status ?? (error as { code?: unknown } | null)?.code;
@@ -80,14 +73,10 @@ export class BackendRunner {
   private connected = false;
   private readonly inflight = new Map<number, { abort: AbortController; timer: CallTimer }>();
   /** Resource URIs some client is subscribed to: kept across reconnects, re-established on each. */
-  private readonly subscribed = new Map<string, { close(): Promise<void> } | null>();
+  private readonly subscriptions: ResourceSubscriptions;
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private stderrCapture: StderrCapture | null = null;
-  private stderrLimits: StderrLimits;
-  // One stderr quota per backend, so it holds across restarts, a stop and start included (decisions §7);
-  // new limits start a new one.
-  private stderrLimiter: StderrLimiter;
+  private readonly stderr: BackendStderr;
   private readonly timeouts = new TimeoutRun();
   private readonly failures: CallFailureLog;
 
@@ -97,9 +86,9 @@ export class BackendRunner {
     private readonly log: Logger,
     private readonly options: RunnerOptions,
   ) {
-    this.stderrLimits = options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS };
-    this.stderrLimiter = newStderrLimiter(this.stderrLimits);
     this.secrets = secretValuesOf(spec);
+    this.stderr = new BackendStderr(spec, log, options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS }, this.secrets);
+    this.subscriptions = new ResourceSubscriptions(spec, log);
     this.failures = new CallFailureLog(({ level, fields, message }) => this.log[level](fields, message), (text) => maskSecretValues(text, this.secrets));
   }
 
@@ -136,11 +125,7 @@ export class BackendRunner {
       transport = stdio.transport;
     } else {
       this.emit({ type: 'connecting', at, pid: null });
-      // fetch refuses a URL with user:password@: they go as a Basic Authorization header.
-      const remote = moveUrlCredentials(this.spec.url, this.spec.headers);
-      const url = new URL(remote.url);
-      const requestInit = { headers: remote.headers };
-      transport = this.spec.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+      transport = remoteTransport(this.spec);
     }
 
     // Each step of the start gets connectionTimeout: the SDK's era probe and initialize (the SDK
@@ -157,7 +142,7 @@ export class BackendRunner {
       // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
       if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
       watch.step = 'lists';
-      const inventory = await this.readInventory(client, this.spec.connectionTimeout);
+      const inventory = await readInventory(client, this.spec.connectionTimeout);
       if (generation !== this.generation) return;
       this.connected = true;
       this.reconnectAttempt = 0;
@@ -188,37 +173,14 @@ export class BackendRunner {
 
   private newClient(): Client {
     // A change announced while a refresh reads the lists may be missing from its answer: one more follows.
-    const onChanged = rerunning(() => this.refreshInventory(client));
-    const listChanged = { autoRefresh: false, debounceMs: 100, onChanged };
-    const client: Client = new Client(
-      { name: SERVICE_NAME, version: SERVICE_VERSION },
-      {
-        // One connection serves every session: it declares what any client may answer, and a
-        // session whose client cannot answers with that client's error (issue 15).
-        capabilities: { elicitation: { form: {}, url: {} }, sampling: { tools: {} } },
-        // A 2026-07-28 backend's input_required result goes to the client as it is.
-        inputRequired: { autoFulfill: false },
-        versionNegotiation: negotiation(this.spec.protocolVersion),
-        listChanged: { tools: listChanged, prompts: listChanged, resources: listChanged },
-      },
-    );
-    allowTaskMethods(client);
-    client.onerror = (error) => this.log.debug({ err: error.message }, 'MCP client error');
-    const ask = (method: InputMethod) => async (request: { params?: unknown }, ctx: { mcpReq: { _meta?: Record<string, unknown> } }) => {
-      if (!this.options.onInputRequest) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-      return this.options.onInputRequest(method, (request.params ?? {}) as Record<string, unknown>, ctx.mcpReq._meta) as never;
-    };
-    client.setRequestHandler('elicitation/create', ask('elicitation/create'));
-    client.setRequestHandler('sampling/createMessage', ask('sampling/createMessage'));
-    client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      this.emit({ type: 'resourceUpdated', uri: notification.params.uri });
-    });
-    // A 2025-11-25 task's status (the SDK has no typed entry for it): the hub that owns the task tells its client.
-    client.setNotificationHandler('notifications/tasks/status', { params: TASK_STATUS }, (params) => {
-      this.emit({ type: 'taskStatus', params: params as Record<string, unknown> });
-    });
-    client.setNotificationHandler('notifications/message', (notification) => {
-      this.emit({ type: 'backendLog', params: notification.params as Record<string, unknown> });
+    const refresh = rerunning(() => this.refreshInventory(client));
+    const client = newBackendClient(this.spec.protocolVersion, {
+      onListChanged: refresh,
+      ...(this.options.onInputRequest ? { onInputRequest: this.options.onInputRequest } : {}),
+      onResourceUpdated: (uri) => this.emit({ type: 'resourceUpdated', uri }),
+      onTaskStatus: (params) => this.emit({ type: 'taskStatus', params }),
+      onLogMessage: (params) => this.emit({ type: 'backendLog', params }),
+      log: this.log,
     });
     return client;
   }
@@ -226,31 +188,14 @@ export class BackendRunner {
   private connectChild(spec: StdioSpec): StdioConnection {
     const { maxMessageBytes, stateDir, nice = 0 } = this.options;
     const mask = (text: string, cut: boolean) => maskSecretValues(text, this.secrets, cut);
-    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.capture(), mask, log: this.log });
+    const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.stderr.current(), mask, log: this.log });
     this.stdio = stdio;
     return stdio;
   }
 
-  // Made for the first piped child after a stop; it outlives children, not a stop.
-  private capture(): StderrCapture {
-    this.stderrCapture ??= new StderrCapture({
-      emit: (entry) => this.log.info({ stream: 'stderr', ...(entry.kind === 'line' ? (entry.truncated ? { truncated: true } : {}) : { [entry.kind]: entry.count }) }, formatStderrEntry(entry)),
-      onError: (error) => this.log.warn({ code: Code.internal, err: toWireError(error).message }, 'stderr capture failed'),
-      limits: this.stderrLimits,
-      limiter: this.stderrLimiter,
-      ...(this.secrets.length ? { mask: (line: string, cut: boolean) => maskSecretValues(line, this.secrets, cut) } : {}),
-    });
-    return this.stderrCapture;
-  }
-
-  /** New stderr limits (a configuration change): the running capture switches at once, in a new quota window; later children get them too. */
+  /** New stderr limits (a configuration change): they apply at once, without a restart (backend-stderr.ts). */
   setStderrLimits(limits: StderrLimits): void {
-    this.stderrLimits = limits;
-    this.stderrLimiter = newStderrLimiter(limits);
-    if (this.spec.type !== 'stdio') this.log.info({ stderrLimits: limits }, 'stderr limits changed: not used, a remote server has no stderr');
-    else if (this.spec.stderr !== 'pipe') this.log.info({ stderrLimits: limits, stderr: this.spec.stderr }, 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is not "pipe")');
-    else this.log.info({ stderrLimits: limits }, 'stderr limits changed: the new quota applies now, without a restart');
-    this.stderrCapture?.setLimits(limits, this.stderrLimiter);
+    this.stderr.setLimits(limits);
   }
 
   // Remote backends get a fresh transport with backoff; stdio restarts belong to supervision.
@@ -285,32 +230,11 @@ export class BackendRunner {
     return { wire, exit: null };
   }
 
-  // `timeout` bounds each list request: connectionTimeout at connect, requestTimeout after.
-  private async readInventory(client: Client, timeout: number): Promise<Inventory> {
-    const caps = client.getServerCapabilities() ?? {};
-    // 'refresh': the client's response cache must not hide a change the backend announced.
-    const options = { timeout, cacheMode: 'refresh' as const };
-    const cacheHints: NonNullable<Inventory['cacheHints']> = {};
-    // A 2026-07-28 backend says how long each list may be reused; the hub's aggregated lists follow it.
-    const hinted = <T>(kind: keyof typeof cacheHints, result: Record<string, unknown>, items: T[]): T[] => {
-      const hint = hintOf(result);
-      if (hint) cacheHints[kind] = hint;
-      return items;
-    };
-    const [tools, resources, prompts, resourceTemplates] = await Promise.all([
-      caps.tools ? client.listTools(undefined, options).then((r) => hinted('tools', r, r.tools)) : [],
-      caps.resources ? client.listResources(undefined, options).then((r) => hinted('resources', r, r.resources)) : [],
-      caps.prompts ? client.listPrompts(undefined, options).then((r) => hinted('prompts', r, r.prompts)) : [],
-      caps.resources ? client.listResourceTemplates(undefined, options).then((r) => hinted('resourceTemplates', r, r.resourceTemplates)) : [],
-    ]);
-    return { tools, resources, prompts, resourceTemplates, ...(Object.keys(cacheHints).length ? { cacheHints } : {}) };
-  }
-
   // A backend announced a list change: read its lists again and report them.
   private async refreshInventory(client: Client): Promise<void> {
     if (this.client !== client || this.stopping) return;
     try {
-      const inventory = await this.readInventory(client, this.spec.requestTimeout);
+      const inventory = await readInventory(client, this.spec.requestTimeout);
       if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
     } catch (error) {
       this.log.warn({ code: CALL_FAILURE[this.callError(error, false).kind], err: toWireError(error).message }, 'could not refresh the backend inventory');
@@ -378,89 +302,35 @@ export class BackendRunner {
   }
 
   private timedOut(): CallError {
-    return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${this.spec.name}' timed out after ${this.spec.requestTimeout} ms (requestTimeout)` };
+    return callTimedOut(this.spec.name, this.spec.requestTimeout);
   }
 
   private notConnected(): CallError {
-    return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `Backend '${this.spec.name}' is not connected` };
+    return notConnected(this.spec.name);
   }
 
   private callError(error: unknown, cancelled: boolean): CallError {
-    const name = this.spec.name;
-    if (cancelled) return { kind: 'cancelled', code: ProtocolErrorCode.InternalError, message: `request to backend '${name}' was cancelled` };
-    if (error instanceof ProtocolError) return { kind: 'mcp', code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) };
-    const code = (error as { code?: unknown }).code;
-    if (code === SdkErrorCode.RequestTimeout) return this.timedOut();
-    if (code === SdkErrorCode.ConnectionClosed) {
-      return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${name}' disconnected during the request` };
-    }
-    // The request could not be sent: the pipe broke, or the client had already lost its transport.
-    if (code === SdkErrorCode.SendFailed || code === SdkErrorCode.NotConnected || (error as Error).message === 'Not connected') return this.notConnected();
-    return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${name}' failed the request: ${toWireError(error).message}` };
+    return callErrorOf(this.spec.name, this.spec.requestTimeout, error, cancelled);
   }
 
   /**
    * Some client wants updates of this resource: the backend is asked now (its error is the
-   * answer) and again after every reconnect. 2025: resources/subscribe; 2026-07-28: a
-   * subscriptions/listen stream for the URI.
+   * answer) and again after every reconnect (resource-subscriptions.ts).
    */
-  async subscribe(uri: string): Promise<CallOutcome> {
-    if (this.subscribed.has(uri)) return { ok: true, result: {} };
-    this.subscribed.set(uri, null);
-    const client = this.client;
-    if (!client || !this.connected) return { ok: true, result: {} };
-    try {
-      await this.subscribeOn(client, uri);
-      return { ok: true, result: {} };
-    } catch (error) {
-      this.subscribed.delete(uri);
-      return { ok: false, error: this.callError(error, false) };
-    }
+  subscribe(uri: string): Promise<CallOutcome> {
+    return this.subscriptions.subscribe(this.connectedClient, uri);
   }
 
-  async unsubscribe(uri: string): Promise<void> {
-    if (!this.subscribed.has(uri)) return;
-    const listening = this.subscribed.get(uri);
-    this.subscribed.delete(uri);
-    const client = this.client;
-    if (!client || !this.connected) return;
-    try {
-      if (listening) await listening.close();
-      else if (client.getProtocolEra() !== 'modern') await client.unsubscribeResource({ uri }, { timeout: this.spec.requestTimeout });
-    } catch (error) {
-      this.log.debug({ uri, err: toWireError(error).message }, 'could not unsubscribe from a resource');
-    }
+  unsubscribe(uri: string): Promise<void> {
+    return this.subscriptions.unsubscribe(this.connectedClient, uri);
   }
 
-  private async subscribeOn(client: Client, uri: string): Promise<void> {
-    if (client.getProtocolEra() === 'modern') {
-      const subscription = await client.listen({ resourceSubscriptions: [uri] }, { timeout: this.spec.requestTimeout });
-      // The acknowledgement names what the backend will send: a URI left out is refused (no subscribe support).
-      const honoured = (subscription.honoredFilter as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-      if (!Array.isArray(honoured) || !honoured.includes(uri)) {
-        await subscription.close();
-        throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Backend '${this.spec.name}' does not offer updates of ${uri}: its acknowledgement of subscriptions/listen left it out (no resources.subscribe support)`);
-      }
-      // Kept if still wanted and no other listen (an earlier ask that came back first) holds the URI.
-      if (this.subscribed.has(uri) && this.subscribed.get(uri) === null) this.subscribed.set(uri, subscription);
-      else await subscription.close();
-      return;
-    }
-    await client.subscribeResource({ uri }, { timeout: this.spec.requestTimeout });
-  }
-
-  // A new connection: the subscriptions clients hold are asked for again.
-  private resubscribe(client: Client): void {
-    for (const uri of this.subscribed.keys()) {
-      this.subscribed.set(uri, null);
-      this.subscribeOn(client, uri).catch((error) =>
-        this.log.warn({ uri, code: CALL_FAILURE[this.callError(error, false).kind], err: toWireError(error).message }, 'could not re-establish a resource subscription after the backend reconnected'),
-      );
-    }
+  private get connectedClient(): Client | null {
+    return this.connected ? this.client : null;
   }
 
   private watchAfterConnect(generation: number, client: Client, stdio: StdioConnection | null): void {
-    this.resubscribe(client);
+    this.subscriptions.resubscribe(client);
     this.pingTimer = setInterval(() => void this.ping(client), this.options.pingIntervalMs);
     if (stdio) {
       void stdio.ending.then(async () => {
@@ -527,7 +397,7 @@ export class BackendRunner {
     await this.endConnection(graceMs);
     this.failures.flush();
     if (generation !== this.generation) return;
-    await this.closeCapture();
+    await this.stderr.close();
     if (generation === this.generation) this.emit({ type: 'stopped', at: Date.now() });
   }
 
@@ -544,15 +414,6 @@ export class BackendRunner {
     if (!stdio) return null;
     await stdio.child.kill();
     return exitInfo(await stdio.child.exited);
-  }
-
-  // Pending summaries are logged now, then the capture's ticker stops.
-  private async closeCapture(): Promise<void> {
-    const capture = this.stderrCapture;
-    this.stderrCapture = null;
-    if (!capture) return;
-    await capture.flush();
-    capture.close();
   }
 }
 

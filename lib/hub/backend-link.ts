@@ -3,7 +3,7 @@
 // arrive unasked. A call in flight fails at once when the backend goes down, naming it.
 import type { MessagePort } from 'node:worker_threads';
 import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOutcome } from '../shared/messages/calls.ts';
-import type { BackendMethod, CallError, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
+import type { BackendMethod, CallError, CallOutcome, Inventory } from '../shared/messages/calls.ts';
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './link-types.ts';
 import { inputError } from './client-input.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';

@@ -22,11 +22,11 @@ import { StartSlot } from './start-slot.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
 import { Code } from '../shared/errors.ts';
+import { signalGroup } from '../shared/process-group.ts';
+import { backendNice, niceNotGiven } from './backend-nice.ts';
+import { type LossCause, lostCallsMessage, type StopCause } from './lost-calls.ts';
 
 /** What the crash-loop line tells the operator to do, where the control bus runs. */
-/** Why a backend is stopped: a shutdown or an operator (`stopped`), a changed entry (`replaced`), a removed or disabled one. */
-export type StopCause = 'stopped' | 'replaced' | 'removed';
-
 export const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
 
 export type HandleOptions = {
@@ -71,14 +71,9 @@ let workers = 0;
 // A worker of its own for each backend, unless the service says otherwise.
 const ownWorkers = new BackendThreads(1, WORKER_OPTIONS);
 
-// SIGKILL a child's process group (it was spawned detached, so its pgid is its pid).
+// SIGKILL a child's process group (gone already: nothing to do).
 function killGroup(pid: number | null): void {
-  if (pid === null) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
+  if (pid !== null) signalGroup(pid, 'SIGKILL');
 }
 
 export class BackendHandle {
@@ -120,18 +115,13 @@ export class BackendHandle {
         ? new Supervisor(spec.supervision, {
             spawn: () => this.spawn(),
             kill: () => this.killChild(),
-            failInflight: (reason) => this.failInflight(reason),
+            failInflight: (cause) => this.failInflight(cause),
             publish: (state) => this.publishSupervision(state),
           })
         : null;
     if (this.supervisor) this.publishSupervision(this.supervisor.state);
-    const own = spec.type === 'stdio' ? spec.nice : undefined;
-    if (own !== undefined && own < options.workerNice) {
-      options.log.warn(
-        { backend: spec.name, nice: own, workerNice: options.workerNice },
-        `nice ${own} is below the service's --worker-nice ${options.workerNice}: the backend runs at ${options.workerNice} (a higher priority would need privileges the service does not take)`,
-      );
-    }
+    const notGiven = niceNotGiven(spec, options.workerNice);
+    if (notGiven) options.log.warn(notGiven.fields, notGiven.message);
   }
 
   get spec(): BackendSpec {
@@ -162,10 +152,8 @@ export class BackendHandle {
     return this.spec.name;
   }
 
-  /** The nice value of this backend's worker and child: its own `nice`, never below the service's. */
   private get nice(): number {
-    const own = this.spec.type === 'stdio' ? (this.spec.nice ?? 0) : 0;
-    return Math.max(this.options.workerNice, own);
+    return backendNice(this.spec, this.options.workerNice);
   }
 
   /** Starts the backend; called once by the registry, after the instance it replaces has stopped. */
@@ -308,7 +296,7 @@ export class BackendHandle {
           this.options.codeCache?.refused(this.givenCache);
           break;
         case 'failInflight':
-          this.failInflight('stopped', 'exited');
+          this.failInflight('exited');
           break;
         case 'changed':
           this.options.onChange?.(this.name);
@@ -335,20 +323,8 @@ export class BackendHandle {
   }
 
   // In-flight requests fail at once and are never replayed: the hubs hold them.
-  private failInflight(reason: 'restarting' | 'crashLoop' | 'stopped', how: 'exited' | StopCause = reason === 'stopped' ? 'stopped' : 'exited'): void {
-    const message =
-      reason === 'restarting'
-        ? `backend '${this.name}' restarted; the request was not completed and is not replayed`
-        : reason === 'crashLoop'
-          ? `backend '${this.name}' exited and is in crash loop; the request was not completed`
-          : how === 'exited'
-            ? `backend '${this.name}' exited; the request was not completed`
-            : how === 'replaced'
-              ? `backend '${this.name}' is restarting for a change to its configuration; the request was not completed and is not replayed`
-              : how === 'removed'
-                ? `backend '${this.name}' was removed or disabled in the configuration; the request was not completed`
-                : `backend '${this.name}' was stopped; the request was not completed`;
-    this.options.onDown?.(this.name, message);
+  private failInflight(cause: LossCause): void {
+    this.options.onDown?.(this.name, lostCallsMessage(this.name, cause));
   }
 
   // The worker is gone: its child may not be (worker.terminate() does not kill it), so end its group.
@@ -418,7 +394,7 @@ export class BackendHandle {
   private async doStop(cause: StopCause): Promise<void> {
     this.slot.free();
     void this.supervisor?.send({ type: 'stop' });
-    this.failInflight('stopped', cause);
+    this.failInflight(cause);
     const worker = this.worker;
     const api = this.api;
     this.state.phase = 'stopping';

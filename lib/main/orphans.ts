@@ -4,6 +4,7 @@
 import { childrenDir, forgetChild, procStartTime, readChildRecords } from '../shared/child-records.ts';
 import type { Logger } from '../shared/logger.ts';
 import { Code } from '../shared/errors.ts';
+import { signalGroup } from '../shared/process-group.ts';
 
 const alive = (pid: number) => {
   try {
@@ -14,14 +15,6 @@ const alive = (pid: number) => {
   }
 };
 
-const killGroup = (pgid: number): boolean => {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Ends what dead services left; returns the number of process groups ended. */
 export function endOrphans(stateDir: string, log: Pick<Logger, 'warn' | 'info'>): number {
@@ -35,7 +28,7 @@ export function endOrphans(stateDir: string, log: Pick<Logger, 'warn' | 'info'>)
     // A different start time: the pid was reused by an unrelated process, whose group is not ours.
     // No process at all: while our old group has members, its id cannot have been reused.
     if (now === record.startTime || now === null) {
-      if (killGroup(record.pid)) {
+      if (signalGroup(record.pid, 'SIGKILL')) {
         ended++;
         log.warn(
           { backend: record.backend, pid: record.pid, deadService: record.servicePid, command: record.command, recordedAt: record.recordedAt },

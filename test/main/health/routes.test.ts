@@ -93,7 +93,6 @@ async function get(base: string, path: string, method = 'GET'): Promise<Reply> {
 }
 
 const keys = (value: unknown): string[] => Object.keys(value as Record<string, unknown>).sort();
-const obj = (value: unknown): Record<string, unknown> => value as Record<string, unknown>;
 
 function assertJsonNoCache(r: Reply): void {
   assert.is(r.headers.get('content-type'), 'application/json');
