@@ -5,7 +5,6 @@ import type { BackendSpec } from '../shared/backend-spec.ts';
 import { Code } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
-import { maskSecretValues } from '../shared/secret-values.ts';
 import type { StderrLimits } from '../shared/stderr-limits.ts';
 import { formatStderrEntry, newStderrLimiter, StderrCapture, type StderrLimiter } from './stderr-capture.ts';
 
@@ -18,8 +17,8 @@ export class BackendStderr {
     private readonly spec: BackendSpec,
     private readonly log: Pick<Logger, 'info' | 'warn'>,
     private limits: StderrLimits,
-    /** The server's configured secrets, masked in each line before anything cuts or folds it. */
-    private readonly secrets: string[],
+    /** Masks the server's configured secrets in a line before anything cuts or folds it; null: it has none. */
+    private readonly mask: ((line: string, cut: boolean) => string) | null,
   ) {
     this.limiter = newStderrLimiter(limits);
   }
@@ -31,7 +30,7 @@ export class BackendStderr {
       onError: (error) => this.log.warn({ code: Code.internal, err: toWireError(error).message }, 'stderr capture failed'),
       limits: this.limits,
       limiter: this.limiter,
-      ...(this.secrets.length ? { mask: (line: string, cut: boolean) => maskSecretValues(line, this.secrets, cut) } : {}),
+      ...(this.mask ? { mask: this.mask } : {}),
     });
     return this.capture;
   }

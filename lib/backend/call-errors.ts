@@ -2,7 +2,7 @@
 // catalogue turns into a code, lib/shared/messages/calls.ts) and words naming the backend. A
 // backend's own MCP error passes as it came, its code and data kept.
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/client';
-import type { CallError } from '../shared/messages/calls.ts';
+import { CALL_FAILURE, type CallError } from '../shared/messages/calls.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
 
 export function callTimedOut(backend: string, requestTimeoutMs: number): CallError {
@@ -25,4 +25,9 @@ export function callErrorOf(backend: string, requestTimeoutMs: number, error: un
   // The request could not be sent: the pipe broke, or the client had already lost its transport.
   if (code === SdkErrorCode.SendFailed || code === SdkErrorCode.NotConnected || (error as Error | null)?.message === 'Not connected') return notConnected(backend);
   return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${backend}' failed the request: ${toWireError(error).message}` };
+}
+
+/** A log line's fields for a failure outside a client's call (a list refresh, a resubscription): the catalogue's code and the error's words. */
+export function failureFields(backend: string, requestTimeoutMs: number, error: unknown): { code: string; err: string } {
+  return { code: CALL_FAILURE[callErrorOf(backend, requestTimeoutMs, error, false).kind], err: toWireError(error).message };
 }

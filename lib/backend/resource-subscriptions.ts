@@ -2,10 +2,10 @@
 // of the backend when first wanted (its error is the answer) and again on every new connection.
 // 2025 era: resources/subscribe and unsubscribe; 2026-07-28: one subscriptions/listen stream per URI.
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import { CALL_FAILURE, type CallOutcome } from '../shared/messages/calls.ts';
+import type { CallOutcome } from '../shared/messages/calls.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
 import type { Logger } from '../shared/logger.ts';
-import { callErrorOf } from './call-errors.ts';
+import { callErrorOf, failureFields } from './call-errors.ts';
 
 type Listening = { close(): Promise<void> };
 
@@ -51,10 +51,7 @@ export class ResourceSubscriptions {
     for (const uri of this.wanted.keys()) {
       this.wanted.set(uri, null);
       this.ask(client, uri).catch((error) =>
-        this.log.warn(
-          { uri, code: CALL_FAILURE[callErrorOf(this.backend.name, this.backend.requestTimeout, error, false).kind], err: toWireError(error).message },
-          'could not re-establish a resource subscription after the backend reconnected',
-        ),
+        this.log.warn({ uri, ...failureFields(this.backend.name, this.backend.requestTimeout, error) }, 'could not re-establish a resource subscription after the backend reconnected'),
       );
     }
   }

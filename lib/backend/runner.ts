@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, type Client, LOG_LEVEL_META_KEY, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { type BackendCall, CALL_FAILURE, type CallError, type CallOutcome, type InputMethod, type ProgressParams } from '../shared/messages/calls.ts';
+import { type BackendCall, type CallError, type CallOutcome, type InputMethod, type ProgressParams } from '../shared/messages/calls.ts';
 import { CallTimer } from './call-timer.ts';
 import { type ExitInfo, toWireError, type WireError, type RunnerEvent } from '../shared/messages/state-events.ts';
 import type { BackendSpec, StdioSpec } from '../shared/backend-spec.ts';
@@ -17,7 +17,7 @@ import { TimeoutRun } from './call-health.ts';
 import { CallFailureLog } from './call-failure-log.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
-import { callErrorOf, callTimedOut, notConnected } from './call-errors.ts';
+import { callErrorOf, callTimedOut, failureFields, notConnected } from './call-errors.ts';
 import { newBackendClient, remoteTransport } from './backend-client.ts';
 import { readInventory } from './read-inventory.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
@@ -86,19 +86,20 @@ export class BackendRunner {
     private readonly log: Logger,
     private readonly options: RunnerOptions,
   ) {
-    this.secrets = secretValuesOf(spec);
-    this.stderr = new BackendStderr(spec, log, options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS }, this.secrets);
+    const secrets = secretValuesOf(spec);
+    this.mask = (text, cut = false) => maskSecretValues(text, secrets, cut);
+    this.stderr = new BackendStderr(spec, log, options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS }, secrets.length ? this.mask : null);
     this.subscriptions = new ResourceSubscriptions(spec, log);
-    this.failures = new CallFailureLog(({ level, fields, message }) => this.log[level](fields, message), (text) => maskSecretValues(text, this.secrets));
+    this.failures = new CallFailureLog(({ level, fields, message }) => this.log[level](fields, message), (text) => this.mask(text));
   }
 
-  /** The server's configured secrets (secret-values.ts), masked in its stderr before anything cuts or folds it. */
-  private readonly secrets: string[];
+  /** Masks the server's configured secrets (secret-values.ts) in what it wrote, before anything cuts or folds it (`cut`: the text was cut, it may end in a secret's start). */
+  private readonly mask: (text: string, cut?: boolean) => string;
 
   // The last stderr line for an exit's hint, masked before the hint cuts it (a line cut at lineBytes may end in a secret's start).
   private lastStderr(stdio: StdioConnection): string {
     const { line, truncated } = stdio.lastStderr();
-    return maskSecretValues(line, this.secrets, truncated);
+    return this.mask(line, truncated);
   }
 
   private emit(event: EventBody): void {
@@ -176,7 +177,7 @@ export class BackendRunner {
     const refresh = rerunning(() => this.refreshInventory(client));
     const client = newBackendClient(this.spec.protocolVersion, {
       onListChanged: refresh,
-      ...(this.options.onInputRequest ? { onInputRequest: this.options.onInputRequest } : {}),
+      ...(this.options.onInputRequest ? { onInputRequest: (method, params, meta) => this.options.onInputRequest!(method, params, meta) } : {}),
       onResourceUpdated: (uri) => this.emit({ type: 'resourceUpdated', uri }),
       onTaskStatus: (params) => this.emit({ type: 'taskStatus', params }),
       onLogMessage: (params) => this.emit({ type: 'backendLog', params }),
@@ -187,7 +188,7 @@ export class BackendRunner {
 
   private connectChild(spec: StdioSpec): StdioConnection {
     const { maxMessageBytes, stateDir, nice = 0 } = this.options;
-    const mask = (text: string, cut: boolean) => maskSecretValues(text, this.secrets, cut);
+    const mask = this.mask;
     const stdio = connectStdio(spec, { maxMessageBytes, stateDir, nice, capture: () => this.stderr.current(), mask, log: this.log });
     this.stdio = stdio;
     return stdio;
@@ -237,7 +238,7 @@ export class BackendRunner {
       const inventory = await readInventory(client, this.spec.requestTimeout);
       if (this.client === client && !this.stopping) this.emit({ type: 'inventory', inventory });
     } catch (error) {
-      this.log.warn({ code: CALL_FAILURE[this.callError(error, false).kind], err: toWireError(error).message }, 'could not refresh the backend inventory');
+      this.log.warn(failureFields(this.spec.name, this.spec.requestTimeout, error), 'could not refresh the backend inventory');
     }
   }
 

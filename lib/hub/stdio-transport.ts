@@ -109,9 +109,19 @@ export class ChannelStdioTransport implements Transport {
     else this.deliver(replayed);
   }
 
+  // A chunk is read in two steps: its lines are taken (their requests owed), the main thread hears
+  // which are owed and that the chunk was read, and only then does the server get them. A hub that
+  // dies handling one leaves the main thread an error line to send for each request it took, and no
+  // line it read is sent to the next hub (the line that killed it included).
   private read(chunk: Uint8Array): void {
-    for (const line of this.reader.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) this.onLine(line);
+    const taken: JSONRPCMessage[] = [];
+    for (const line of this.reader.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) {
+      const message = this.take(line);
+      if (message) taken.push(message);
+    }
+    this.tellOwed();
     this.channel.creditStdin(chunk.byteLength);
+    for (const message of taken) this.deliver(message);
   }
 
   async start(): Promise<void> {
@@ -133,7 +143,8 @@ export class ChannelStdioTransport implements Transport {
 
   private readLastLine(): void {
     const last = this.reader.end();
-    if (last) this.onLine(last);
+    const message = last && this.take(last);
+    if (message) this.deliver(message);
     this.allRead = true;
     for (const id of this.asked) this.unanswerable(id);
     this.asked.clear();
@@ -157,27 +168,30 @@ export class ChannelStdioTransport implements Transport {
     void this.close().then(() => this.channel.endStdout());
   }
 
-  private onLine(line: ReturnType<LineReader['push']>[number]): void {
-    if (this.closed) return;
+  // A line's bookkeeping (what it asks is owed, what it answers is no longer asked) and its
+  // message, or null: nothing for the server (an error answered here, an empty line).
+  private take(line: ReturnType<LineReader['push']>[number]): JSONRPCMessage | null {
+    if (this.closed) return null;
     if (isOversized(line)) {
       const id = findJsonRpcId(line.head, line.tail);
       const limit = `over the limit of ${this.maxMessageBytes} bytes (--max-message-bytes)`;
       // The client's answer to our question fails that question; it is owed no answer itself.
       if (id !== null && this.asked.has(id) && looksLikeResponse(line.head)) {
         this.asked.delete(id);
-        return this.failQuestion(id, rpcCode(Code.message_too_large), `the client's answer of ${line.bytes} bytes is ${limit}`);
+        this.failQuestion(id, rpcCode(Code.message_too_large), `the client's answer of ${line.bytes} bytes is ${limit}`);
+        return null;
       }
       this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is ${limit}`);
-      return;
+      return null;
     }
     const text = line.toString('utf8').replace(/\r$/, '');
-    if (!text.trim()) return;
+    if (!text.trim()) return null;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
       this.reply(null, -32700, 'Parse error: the line is not valid JSON');
-      return;
+      return null;
     }
     let message: JSONRPCMessage;
     try {
@@ -185,14 +199,14 @@ export class ChannelStdioTransport implements Transport {
     } catch {
       const id = typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: unknown }).id as Id) : null;
       this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
-      return;
+      return null;
     }
     if (owesAnswer(message)) this.owe(message.id);
     if (isJSONRPCRequest(message) && message.method === 'initialize') this.initializing = { id: message.id, line: new Uint8Array(line) };
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.asked.delete(message.id as string | number);
     // A cancelled request gets no answer (MCP): nothing is owed for it any more.
     if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
-    this.deliver(message);
+    return message;
   }
 
   private owe(id: string | number): void {

@@ -71,7 +71,7 @@ let workers = 0;
 // A worker of its own for each backend, unless the service says otherwise.
 const ownWorkers = new BackendThreads(1, WORKER_OPTIONS);
 
-// SIGKILL a child's process group (gone already: nothing to do).
+// SIGKILL a child's process group (no child, or its group already gone: nothing to do).
 function killGroup(pid: number | null): void {
   if (pid !== null) signalGroup(pid, 'SIGKILL');
 }

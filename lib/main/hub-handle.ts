@@ -96,10 +96,14 @@ export class HubHandle {
     worker.on('message', (message: HubToMain) => {
       if (this.worker === worker) this.onMessage(message);
     });
+    // What the hub posted before it died is heard before its death is acted on.
     worker.on('error', (error) => {
-      if (this.worker === worker) this.died(`hub worker thread failed: ${error.message}`);
+      if (this.worker !== worker) return;
+      this.pumpClient?.drain();
+      this.died(`hub worker thread failed: ${error.message}`);
     });
     worker.on('exit', (code) => {
+      if (this.worker === worker) this.pumpClient?.drain();
       channel.port1.close();
       if (this.worker === worker) this.died(`hub worker thread exited with code ${code}`);
     });

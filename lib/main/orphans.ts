@@ -15,7 +15,6 @@ const alive = (pid: number) => {
   }
 };
 
-
 /** Ends what dead services left; returns the number of process groups ended. */
 export function endOrphans(stateDir: string, log: Pick<Logger, 'warn' | 'info'>): number {
   const { records, unreadable } = readChildRecords(stateDir);

@@ -4,7 +4,7 @@
 // window behind, and the hub stops sending when the client is. A client that goes away aborts
 // its exchange in the hub.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MessagePort } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 import { INLINE_BODY_BYTES, PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain, type RequestHead } from '../shared/messages/pump.ts';
 import { transferable } from '../shared/transfer.ts';
@@ -59,6 +59,11 @@ export class PumpClient {
     private readonly limits: PumpLimits,
   ) {
     port.on('message', (message: PumpToMain) => this.onMessage(message));
+  }
+
+  /** The hub is gone: what it posted before it went and is not handled yet is handled now (what it owed, what it read). */
+  drain(): void {
+    for (let next = receiveMessageOnPort(this.port); next; next = receiveMessageOnPort(this.port)) this.onMessage(next.message as PumpToMain);
   }
 
   private post(message: PumpToHub, transfer: ArrayBuffer[] = []): void {
@@ -210,7 +215,7 @@ export class PumpClient {
   }
 
   /** stdio mode: bytes read from stdin. */
-  stdin(chunk: Buffer): void {
+  stdin(chunk: Uint8Array): void {
     const bytes = transferable(chunk);
     this.post({ type: 'stdin', chunk: bytes }, [bytes.buffer as ArrayBuffer]);
   }

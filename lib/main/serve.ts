@@ -240,7 +240,15 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     if (!clean) answersLost ??= reason;
     void shutdown(reason).then(finished);
   };
-  const stdio = options.transport === 'stdio' ? new StdioBridge(onStdioEnd, { drainUntil }) : null;
+  const stdio =
+    options.transport === 'stdio'
+      ? new StdioBridge(onStdioEnd, {
+          drainUntil,
+          maxLineBytes: options.maxMessageBytes,
+          onDropped: (bytes) =>
+            log.warn({ code: Code.hub_failed, bytes }, `${bytes} bytes of stdin were dropped: the MCP worker that took them died before reading them, twice in a row (or they were part of a line over --max-message-bytes); a request among them gets no answer`),
+        })
+      : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
   hubs.start();
 

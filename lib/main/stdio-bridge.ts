@@ -4,9 +4,13 @@
 // EOF on stdin is the client leaving: the hub answers what it read by then and says when it is
 // done (a piped `agent serve --transport stdio < requests` gets its answers), then the service
 // shuts down; at the latest when `drainUntil` says, or at once if the hub dies meanwhile.
+// stdin goes in whole lines (stdin-lines.ts): the lines a hub that died had not read go to the
+// next hub, once; those it read and owed an answer get an error line each.
 import { PUMP_WINDOW_BYTES } from '../shared/messages/pump.ts';
 import { failureLines } from '../shared/hub-failure.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../shared/messages/state-events.ts';
 import type { PumpClient } from './pump-client.ts';
+import { type StdinPiece, StdinLines, UnreadPieces } from './stdin-lines.ts';
 
 export type StdioStreams = { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
 
@@ -19,6 +23,10 @@ export type StdioBridgeOptions = {
   streams?: StdioStreams;
   timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(timer: unknown): void };
   now?: () => number;
+  /** The longest line a hub takes (`--max-message-bytes`): a longer one is passed on as it comes, never sent to a hub twice. */
+  maxLineBytes?: number;
+  /** stdin bytes dropped: two hubs in a row died before reading them (they may be what kills a hub), or part of an over-long line. */
+  onDropped?: (bytes: number) => void;
 };
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -34,8 +42,11 @@ export class StdioBridge {
   private drainTimer: unknown = null;
   // Read while no hub could take it: sent when one is back. Up to a window is read ahead, so the end
   // of a short stdin is seen (and its deadline runs) even if no hub ever comes.
-  private held: Buffer[] = [];
+  private held: StdinPiece[] = [];
   private heldBytes = 0;
+  private readonly lines: StdinLines;
+  // Sent to the current hub and not read by it yet.
+  private readonly unread = new UnreadPieces();
   // The client's initialize line (2025 era), as the hub read it: a hub that replaces one that died
   // hears it first, so it knows the client's protocol version and capabilities.
   private initializeLine: Uint8Array | null = null;
@@ -49,16 +60,18 @@ export class StdioBridge {
   ) {
     this.streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
     this.timers = options.timers ?? realTimers;
+    this.lines = new StdinLines(options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const { stdin } = this.streams;
     // Read from the start, a window ahead of any hub: a stdin that ends before one is up is seen to end.
     stdin.on('data', (chunk: Buffer) => {
-      if (!this.pump) return this.pauseFor(chunk);
-      this.send(chunk);
+      for (const piece of this.lines.push(chunk)) this.route(piece);
     });
     const now = options.now ?? Date.now;
     const end = () => {
       if (this.ended) return;
       this.ended = true;
+      const last = this.lines.end();
+      if (last) this.route(last);
       this.pump?.stdinEnd();
       const endedAt = now();
       const wait = () => {
@@ -78,17 +91,24 @@ export class StdioBridge {
     });
   }
 
-  // No hub to take it: keep the chunk; beyond a window, stop reading until one is back.
-  private pauseFor(chunk: Buffer): void {
-    this.held.push(chunk);
-    this.heldBytes += chunk.byteLength;
+  private route(piece: StdinPiece): void {
+    if (this.pump) this.send(piece);
+    else this.hold(piece);
+  }
+
+  // No hub to take it: keep the piece; beyond a window, stop reading until one is back.
+  private hold(piece: StdinPiece): void {
+    this.held.push(piece);
+    this.heldBytes += piece.bytes.byteLength;
     if (this.heldBytes >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
   }
 
-  private send(chunk: Buffer): void {
-    this.unacked += chunk.byteLength;
-    this.pump!.stdin(chunk);
-    if (this.unacked >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
+  private send(piece: StdinPiece): void {
+    this.unacked += piece.bytes.byteLength;
+    this.unread.sent(piece);
+    // The hub gets a copy (transferred), the bridge keeps the bytes until the hub has read them.
+    this.pump!.stdin(Uint8Array.prototype.slice.call(piece.bytes));
+    if (this.unacked >= PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.pause();
   }
 
   private finish(reason: string, clean = false): void {
@@ -120,6 +140,7 @@ export class StdioBridge {
     pump.onStdout = (chunk, written) => (this.outputGone ? written() : void this.streams.stdout.write(chunk, () => written()));
     pump.onStdinCredit = (bytes) => {
       this.unacked -= bytes;
+      this.unread.read(bytes);
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
     };
     // The last answer is written once stdout has taken everything before it.
@@ -130,16 +151,25 @@ export class StdioBridge {
     const held = this.held;
     this.held = [];
     this.heldBytes = 0;
-    for (const chunk of held) this.send(chunk);
+    for (const piece of held) this.send(piece);
     if (this.ended) pump.stdinEnd();
     else if (this.unacked < PUMP_WINDOW_BYTES) this.streams.stdin.resume();
   }
 
-  /** Hub 0 went down: the requests it owed fail (an error line each); stdin waits for the next one, or after EOF the service ends. */
+  /**
+   * Hub 0 went down: the requests it read and owed fail (an error line each); the lines it had not
+   * read go to the next one, before anything newer (or after EOF the service ends).
+   */
   detach(): void {
     const failure = this.pump ? failureLines(this.pump.stdioOwed) : '';
     this.pump = null;
     if (failure && !this.outputGone) this.streams.stdout.write(failure);
+    const { again, dropped } = this.unread.takeForNextHub();
+    this.lines.hubDied();
+    if (dropped) this.options.onDropped?.(dropped);
+    this.held = [...again, ...this.held];
+    this.heldBytes = this.held.reduce((sum, piece) => sum + piece.bytes.byteLength, 0);
+    if (this.heldBytes >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
     if (this.ended) this.finish('stdin closed; the MCP hub stopped before it had answered');
   }
 }

@@ -186,16 +186,19 @@ One.run();
 // ---------------------------------------------------------------------------------------------
 const Stdio = suite('e2e hub (stdio mode, a hub that can be made to crash)');
 
-Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an error line each; the next hub serves the same client and knows its capabilities", async () => {
+type Answer = { result?: Record<string, unknown> & { content?: unknown }; error?: { code: number; message: string } };
+
+// `agent serve --transport stdio` whose hubs die on request, its client played by the test.
+function crashingStdio(config: object, args: string[] = []) {
   const configFile = path.join(tempDir(), 'mcp.json');
-  writeConfig(configFile, { mcpServers: { fixture: fixture(), asks: { command: node, args: [path.join(ROOT, 'test/fixtures/backends/asks-the-client.mjs')], protocolVersion: 'legacy' } } });
-  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts'), '--transport', 'stdio', '--port', '0', '--config', configFile], {
+  writeConfig(configFile, config);
+  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts'), '--transport', 'stdio', '--port', '0', '--config', configFile, ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const answers = new Map<number, { result?: { content: unknown }; error?: { code: number; message: string } }>();
+  const answers = new Map<number | string, Answer>();
   // Every answer line's id, to see that none is answered twice; the service's questions apart.
-  const ids: number[] = [];
+  const ids: (number | string)[] = [];
   const questions: { id: string | number; method: string; params: Record<string, unknown> }[] = [];
   let out = '';
   let err = '';
@@ -214,35 +217,108 @@ Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an err
   });
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const line = (message: object) => `${JSON.stringify(message)}\n`;
+  return {
+    child,
+    answers,
+    ids,
+    questions,
+    exited,
+    line,
+    err: () => err,
+    count: (pattern: RegExp) => (err.match(new RegExp(pattern.source, 'g')) ?? []).length,
+    send: (message: object) => child.stdin.write(line(message)),
+    // A failed check still stops the service the normal way, so its backends end with it.
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const initialize = (id: number, elicitation = false) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: elicitation ? { elicitation: { form: {} } } : {}, clientInfo: { name: 'stdio-crash', version: '1' } },
+});
+
+Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an error line each, the request it died of too, and that one is not sent again; the next hub serves the same client and knows its capabilities", async () => {
+  const svc = crashingStdio({ mcpServers: { fixture: fixture(), asks: { command: node, args: [path.join(ROOT, 'test/fixtures/backends/asks-the-client.mjs')], protocolVersion: 'legacy' } } });
+  const { answers, send } = svc;
   try {
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'stdio-crash', version: '1' } } });
+    send(initialize(1, true));
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await poll(async () => answers.has(1) && (err.match(/backend connected/g) ?? []).length >= 2, 'initialized, backends connected', 20_000);
+    await poll(async () => answers.has(1) && svc.count(/backend connected/) >= 2, 'initialized, backends connected', 20_000);
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_slow', arguments: { steps: 20, delayMs: 500 } } });
     await new Promise((r) => setTimeout(r, 500));
     send({ jsonrpc: '2.0', id: 3, method: 'ping', params: { note: 'crash-hub' } });
     const failed = await poll(async () => answers.get(2)?.error, 'the call in flight failed', 10_000);
     assert.is(failed.code, -32603);
     assert.match(failed.message, /stopped before it answered/);
-    await poll(async () => /hub restarted/.test(err), 'the hub back', 20_000);
+    const killer = await poll(async () => answers.get(3)?.error, 'the request the hub died of failed too', 10_000);
+    assert.match(killer.message, /stopped before it answered/);
+    await poll(async () => /hub restarted/.test(svc.err()), 'the hub back', 20_000);
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'after' } } });
     const after = await poll(async () => answers.get(4), 'an answer from the next hub', 10_000);
     assert.equal(after.result?.content, [{ type: 'text', text: 'after' }]);
     // The next hub heard the client's initialize again: it knows the client can be asked.
     send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'asks_agent_push_confirm', arguments: {} } });
-    const question = await poll(async () => questions.find((q) => q.method === 'elicitation/create'), 'the backend\'s question, passed to the client', 10_000);
+    const question = await poll(async () => svc.questions.find((q) => q.method === 'elicitation/create'), 'the backend\'s question, passed to the client', 10_000);
     assert.is(question.params.message, 'Proceed?');
     send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: true } } });
     const confirmed = await poll(async () => answers.get(5), 'the call that asked', 10_000);
     assert.equal(confirmed.result?.content, [{ type: 'text', text: 'push: accept {"ok":true}' }]);
-    child.stdin.end();
-    assert.is(await exited, 0, err);
-    assert.equal(ids, [...new Set(ids)], 'no id answered twice (the replayed initialize is not answered to the client)');
+    svc.child.stdin.end();
+    assert.is(await svc.exited, 0, svc.err());
+    assert.equal(svc.ids, [...new Set(svc.ids)], 'no id answered twice (the replayed initialize is not answered to the client)');
+    assert.is(svc.count(/hub restarted/), 1, 'one death: the line that killed the hub was read, so it went to no other hub');
   } finally {
-    // A failed check still stops the service the normal way, so its backends end with it.
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
+    await svc.stop();
+  }
+});
+
+// A backend that never answers initialize keeps the hub's initial load going for --initial-wait: stdin waits in the hub meanwhile, unread.
+const slowLoad = () => ({ mcpServers: { fixture: fixture(), hangs: { command: node, args: [path.join(ROOT, 'test/fixtures/backends/hangs-on-initialize.mjs')] } } });
+
+Stdio('hub :: in stdio mode, the lines a hub had not read when it died go to the next hub: an initialize sent during the initial load is answered', async () => {
+  const svc = crashingStdio(slowLoad(), ['--initial-wait', '4000']);
+  try {
+    const port = Number((await poll(async () => /"port":(\d+)/.exec(svc.err()) ?? undefined, 'the HTTP port', 20_000))[1]);
+    await poll(async () => /hub ready/.test(svc.err()), 'hub 0 up', 20_000);
+    svc.send(initialize(1));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.not.ok(svc.answers.has(1), 'waiting for the initial load');
+    // The hub dies of an HTTP request while the client's initialize waits in it.
+    await fetch(`http://127.0.0.1:${port}/crash-hub`).catch(() => undefined);
+    await poll(async () => /hub restarted/.test(svc.err()), 'the next hub', 20_000);
+    const answer = await poll(async () => svc.answers.get(1), 'the initialize, answered by the next hub', 20_000);
+    assert.is(answer.result?.protocolVersion, '2025-06-18', JSON.stringify(answer));
+    svc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    svc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'on' } } });
+    assert.equal((await poll(async () => svc.answers.get(2), 'a call', 10_000)).result?.content, [{ type: 'text', text: 'on' }]);
+    assert.not.match(svc.err(), /bytes of stdin were dropped/);
+  } finally {
+    await svc.stop();
+  }
+});
+
+Stdio('hub :: in stdio mode, stdin that two hubs in a row die of before reading it is dropped, with a log line, and the service goes on', async () => {
+  const svc = crashingStdio(slowLoad(), ['--initial-wait', '4000']);
+  try {
+    await poll(async () => /hub ready/.test(svc.err()), 'hub 0 up', 20_000);
+    // One write: the initialize and the line that kills a hub as it arrives travel together.
+    svc.child.stdin.write(svc.line(initialize(1)) + svc.line({ jsonrpc: '2.0', id: 2, method: 'ping', params: { note: 'crash-hub' } }));
+    const dropped = await poll(async () => /"bytes":(\d+)[^\n]*bytes of stdin were dropped/.exec(svc.err()) ?? undefined, 'the drop, logged', 30_000);
+    assert.ok(Number(dropped[1]) > 0);
+    await poll(async () => svc.count(/hub restarted/) >= 2, 'a third hub', 30_000);
+    svc.send(initialize(3));
+    const answer = await poll(async () => svc.answers.get(3), 'a new initialize, answered', 20_000);
+    assert.is(answer.result?.protocolVersion, '2025-06-18');
+    assert.not.ok(svc.answers.has(1) || svc.answers.has(2), 'what was dropped got no answer (the log said so)');
+    assert.is(svc.count(/hub restarted/), 2, 'the line killed two hubs, not more');
+  } finally {
+    await svc.stop();
   }
 });
 

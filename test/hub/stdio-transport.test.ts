@@ -298,4 +298,21 @@ test('stdio transport :: closed by a shutdown, it answers each request still owe
   assert.equal([...t.owed], [], 'the main thread will not fail them again');
 });
 
+test('stdio transport :: a chunk is acknowledged, its requests told owed, before the server hears any of its messages (a hub that dies handling one leaves none unanswered and none read twice)', async () => {
+  const events: string[] = [];
+  const channel: StdioChannel = {
+    writeStdout: () => Promise.resolve(),
+    creditStdin: (bytes) => void events.push(`credit ${bytes}`),
+    endStdout: () => undefined,
+    stdioOwed: (add) => void events.push(`owed ${add.join(',')}`),
+    stdioInitialize: () => undefined,
+  };
+  const transport = new ChannelStdioTransport(channel, 1024 * 1024);
+  transport.onmessage = (message) => void events.push(`message ${'id' in message ? message.id : (message as { method: string }).method}`);
+  await transport.start();
+  const chunk = new TextEncoder().encode(`${JSON.stringify(request(1))}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(request(2))}\n`);
+  channel.onStdin!(chunk);
+  assert.equal(events, ['owed 1,2', `credit ${chunk.byteLength}`, 'message 1', 'message notifications/initialized', 'message 2']);
+});
+
 test.run();

@@ -20,8 +20,10 @@ function setup(stdout: Writable = new PassThrough()) {
   const timers: { fn: () => void; ms: number; cleared: boolean }[] = [];
   const clock = { now: 1_000, allowance: 65_000 };
   const clean: boolean[] = [];
+  const dropped: number[] = [];
   const bridge = new StdioBridge((reason, wasClean) => void (ends.push(reason), clean.push(wasClean)), {
     drainUntil: (endedAt) => endedAt + clock.allowance,
+    onDropped: (bytes) => void dropped.push(bytes),
     now: () => clock.now,
     streams: { stdin, stdout },
     timers: {
@@ -44,7 +46,17 @@ function setup(stdout: Writable = new PassThrough()) {
     port1.close();
     port2.close();
   };
-  return { pump, bridge, hub, send, stdin, stdout, ends, clean, timers, clock, until, close };
+  // Another hub 0, after the first died: its messages, and its end of the pump.
+  const nextHub = () => {
+    const channel = new MessageChannel();
+    const received: PumpToHub[] = [];
+    channel.port2.on('message', (m: PumpToHub) => received.push(m));
+    const pump = new PumpClient(channel.port1 as MessagePort, { maxBodyBytes: 1024 });
+    const credit = (bytes: number) => channel.port2.postMessage({ type: 'stdinCredit', bytes } satisfies PumpToMain);
+    const stdinText = () => received.flatMap((m) => (m.type === 'stdin' ? [Buffer.from(m.chunk).toString()] : [])).join('');
+    return { pump, received, credit, stdinText, close: () => (channel.port1.close(), channel.port2.close()) };
+  };
+  return { pump, bridge, hub, send, stdin, stdout, ends, clean, dropped, timers, clock, until, close, nextHub };
 }
 
 test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub has sent its last answer and stdout took it', async () => {
@@ -234,6 +246,64 @@ test('stdio bridge :: flushed() waits for stdout to take what it holds, or for i
   t.timers.at(-1)!.fn(); // the bound passes: a reader that stopped reading
   await second;
   assert.is(slow.listenerCount('drain'), 0);
+  t.close();
+});
+
+const stdinOf = (messages: PumpToHub[]) => messages.flatMap((m) => (m.type === 'stdin' ? [Buffer.from(m.chunk).toString()] : [])).join('');
+
+test('stdio bridge :: the lines a hub that died had taken and not read go to the next hub, before newer stdin; the lines it read do not', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.write('{"id":1}\n');
+  await t.until(() => stdinOf(t.hub) === '{"id":1}\n', 'the first line at the hub');
+  t.send({ type: 'stdinCredit', bytes: 9 });
+  t.stdin.write('{"id":2}\n');
+  await t.until(() => stdinOf(t.hub) === '{"id":1}\n{"id":2}\n', 'the second line at the hub');
+  await new Promise((r) => setTimeout(r, 20));
+  t.bridge.detach();
+  t.stdin.write('{"id":3}\n');
+  await new Promise((r) => setTimeout(r, 20));
+  const next = t.nextHub();
+  t.bridge.attach(next.pump);
+  await t.until(() => next.stdinText().length >= 18, 'stdin at the next hub');
+  assert.is(next.stdinText(), '{"id":2}\n{"id":3}\n', 'the unread line first, then the newer one; the line read is not sent again');
+  assert.equal(t.dropped, []);
+  next.close();
+  t.close();
+});
+
+test('stdio bridge :: lines two hubs in a row died without reading are dropped, and the service says how many bytes', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.write('{"kill":1}\n');
+  await t.until(() => stdinOf(t.hub).length > 0, 'the line at the hub');
+  t.bridge.detach();
+  const second = t.nextHub();
+  t.bridge.attach(second.pump);
+  await t.until(() => second.stdinText() === '{"kill":1}\n', 'the line sent again, once');
+  t.bridge.detach();
+  const third = t.nextHub();
+  t.bridge.attach(third.pump);
+  t.stdin.write('{"id":4}\n');
+  await t.until(() => third.stdinText().length > 0, 'stdin at the third hub');
+  assert.is(third.stdinText(), '{"id":4}\n', 'not a third time');
+  assert.equal(t.dropped, [11]);
+  for (const hub of [second, third]) hub.close();
+  t.close();
+});
+
+test("stdio bridge :: a line's start waits on the main thread for its end: a hub is only ever sent whole lines", async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.write('{"jsonrpc":"2.0",');
+  await new Promise((r) => setTimeout(r, 30));
+  assert.is(stdinOf(t.hub), '', 'nothing of an unfinished line');
+  t.stdin.write('"id":1}\n{"id"');
+  await t.until(() => stdinOf(t.hub).length > 0, 'the line once whole');
+  assert.is(stdinOf(t.hub), '{"jsonrpc":"2.0","id":1}\n');
+  t.stdin.end(':2}');
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end');
+  assert.is(stdinOf(t.hub), '{"jsonrpc":"2.0","id":1}\n{"id":2}', 'the last line without its newline goes at the end, before stdinEnd');
   t.close();
 });
 
