@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import type { ExitInfo } from '../shared/messages/state-events.ts';
 import type { StdioSpec } from '../config/types.ts';
-import { groupGone, killTree } from './process-tree.ts';
+import { descendantsOf, groupGone, killSeen, killTree } from './process-tree.ts';
 import { signalGroup } from '../shared/process-group.ts';
 
 // How long a stop waits for the rest of a killed group (a wrapper's grandchildren) to be gone.
@@ -69,6 +69,8 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
   }
 
   async function stop(graceMs: number): Promise<void> {
+    // Seen before anything ends: a descendant that left the group (its own session) is ended by pid at the end.
+    const tree = pid === null ? [] : descendantsOf(pid);
     subprocess.stdin.end();
     if (pid === null) return void (await exited);
     if (!(await waitFor(graceMs))) {
@@ -79,6 +81,7 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     signalGroup(pid, 'SIGKILL');
     await exited;
     await groupGone(pid, GROUP_GONE_MS);
+    killSeen(tree);
   }
 
   let stopping: Promise<void> | null = null;
@@ -91,7 +94,9 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     reaped,
     stop: (graceMs) => (stopping ??= stop(graceMs)),
     async kill() {
+      const tree = pid === null ? [] : descendantsOf(pid);
       if (pid !== null) signalGroup(pid, 'SIGKILL');
+      killSeen(tree);
       await exited;
     },
   };

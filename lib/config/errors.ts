@@ -124,8 +124,23 @@ function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
 }
 
 // Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
+// zod checks a whole number against the safe-integer range as well as the schema's own bounds: of
+// two bounds broken at one path, the tighter one is the problem (1e20 is over 67108864, not over
+// 9007199254740991 too).
+function tightestBounds(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const tightest = new Map<string, z.core.$ZodIssue>();
+  const bound = (issue: z.core.$ZodIssue) => Number((issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum);
+  for (const issue of issues) {
+    if (issue.code !== 'too_big' && issue.code !== 'too_small') continue;
+    const key = `${issue.code} ${JSON.stringify(issue.path)}`;
+    const held = tightest.get(key);
+    if (!held || (issue.code === 'too_big' ? bound(issue) < bound(held) : bound(issue) > bound(held))) tightest.set(key, issue);
+  }
+  return issues.filter((issue) => (issue.code !== 'too_big' && issue.code !== 'too_small') || tightest.get(`${issue.code} ${JSON.stringify(issue.path)}`) === issue);
+}
+
 export function problemsFromZod(file: string, prefix: readonly PropertyKey[], error: z.ZodError): ConfigProblem[] {
-  return error.issues.flatMap(expandUnion).flatMap((issue): ConfigProblem[] => {
+  return tightestBounds(error.issues.flatMap(expandUnion)).flatMap((issue): ConfigProblem[] => {
     // A strict object's unknown keys: one problem per key, at that key.
     if (issue.code === 'unrecognized_keys') {
       const expected = /^Unrecognized/.test(issue.message) ? 'no such key' : issue.message;

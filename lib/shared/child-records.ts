@@ -4,6 +4,7 @@
 // Pure Node: the main thread imports the reader.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isRunning, readProcStat } from './proc-stat.ts';
 
 export type ChildRecord = {
   pid: number;
@@ -27,18 +28,9 @@ export function childrenDir(stateDir: string): string {
 
 /** The start time of a running process, or null when it is not running (or a zombie) or there is no /proc. */
 export function procStartTime(pid: number): string | null {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name (field 2) may contain spaces and parentheses: fields 3.. follow the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const startTime = fields[19];
-  if (state === 'Z' || state === 'X' || !startTime || !/^\d+$/.test(startTime)) return null;
-  return startTime;
+  const stat = readProcStat(pid);
+  if (!stat || !isRunning(stat) || !/^\d+$/.test(stat.startTime)) return null;
+  return stat.startTime;
 }
 
 /** Writes the record synchronously (directory 0700, file 0600), replacing the file atomically. */

@@ -101,6 +101,9 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['stderrLimits.summaryIntervalSeconds is null', 'a', { command: 'node', stderrLimits: { summaryIntervalSeconds: null } }, P('mcpServers.a.stderrLimits.summaryIntervalSeconds', 'expected a number, found null')],
   ['stderrLimits.summaryIntervalSeconds above an hour', 'a', { command: 'node', stderrLimits: { summaryIntervalSeconds: 7200 } }, P('mcpServers.a.stderrLimits.summaryIntervalSeconds', 'expected a value of at most 3600, found the number 7200')],
   ['stderrLimits.queueHighWaterBytes above 64 MiB', 'a', { command: 'node', stderrLimits: { queueHighWaterBytes: 67_108_865 } }, P('mcpServers.a.stderrLimits.queueHighWaterBytes', 'expected a value of at most 67108864, found the number 67108865')],
+  // Past the safe integers too: one problem, the tighter bound (zod also checks the safe range).
+  ['stderrLimits.queueHighWaterBytes far above any bound', 'a', { command: 'node', stderrLimits: { queueHighWaterBytes: 1e20 } }, P('mcpServers.a.stderrLimits.queueHighWaterBytes', 'expected a value of at most 67108864, found the number 100000000000000000000')],
+  ['nice far below any bound', 'a', { command: 'node', nice: -1e20 }, P('mcpServers.a.nice', 'expected a value of at least 0, found the number -100000000000000000000')],
   ['stderrLimits with an unknown key', 'a', { command: 'node', stderrLimits: { lines: 100 } }, P('mcpServers.a.stderrLimits.lines', `expected one of the keys ${LIMIT_KEYS}, found the key "lines"`)],
   ['stderrLimits with two unknown keys and a bad value', 'a', { command: 'node', stderrLimits: { lineBytes: 0, maxLines: 5, 'window seconds': 2 } }, [
     P('mcpServers.a.stderrLimits.lineBytes', 'expected a value greater than 0, found the number 0'),

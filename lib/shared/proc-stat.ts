@@ -1,0 +1,35 @@
+// A process's line in /proc/<pid>/stat (Linux), read by the fields the service uses: whether it
+// still runs, its parent, its process group and its start time (which tells a reused pid apart).
+import fs from 'node:fs';
+
+export type ProcStat = { pid: number; state: string; ppid: number; pgrp: number; startTime: string };
+
+/** The process's stat, or null when there is none (gone, or not Linux). */
+export function readProcStat(pid: number | string): ProcStat | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may contain spaces and parentheses: fields 3.. follow the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pid: Number(pid), state: fields[0] ?? '', ppid: Number(fields[1]), pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
+}
+
+/** A zombie or a dead process has exited: only its entry is left. */
+export function isRunning(stat: ProcStat): boolean {
+  return stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** Every process's stat, for a walk of the whole table. */
+export function allProcStats(): ProcStat[] {
+  if (process.platform !== 'linux') return [];
+  const stats: ProcStat[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(entry);
+    if (stat) stats.push(stat);
+  }
+  return stats;
+}
