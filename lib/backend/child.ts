@@ -79,9 +79,11 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     }
     // Whatever the direct child left in its group (a wrapper's grandchild) goes too.
     signalGroup(pid, 'SIGKILL');
-    await exited;
+    await reaped;
     await groupGone(pid, GROUP_GONE_MS);
+    // Before the pipes close: a descendant out of the group may hold them, and `exited` waits for them.
     killSeen(tree);
+    await exited;
   }
 
   let stopping: Promise<void> | null = null;

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import treeKill from 'tree-kill';
 import { signalGroup } from '../shared/process-group.ts';
-import { allProcStats, isRunning } from '../shared/proc-stat.ts';
+import { eachProcStat, isRunning } from '../shared/proc-stat.ts';
 import { procStartTime } from '../shared/child-records.ts';
 
 const treeKillAsync = promisify(treeKill) as (pid: number, signal: string) => Promise<void>;
@@ -19,7 +19,8 @@ export async function killTree(pid: number): Promise<void> {
  */
 export function groupAlive(pgid: number): boolean {
   if (process.platform !== 'linux') return signalGroup(pgid, 0);
-  return allProcStats().some((stat) => stat.pgrp === pgid && isRunning(stat));
+  for (const stat of eachProcStat()) if (stat.pgrp === pgid && isRunning(stat)) return true;
+  return false;
 }
 
 /** A process as it was seen: its pid and start time, so a pid reused meanwhile is not taken for it. */
@@ -32,7 +33,7 @@ export type SeenProcess = { pid: number; startTime: string };
  */
 export function descendantsOf(pid: number): SeenProcess[] {
   const children = new Map<number, SeenProcess[]>();
-  for (const stat of allProcStats()) {
+  for (const stat of eachProcStat()) {
     if (!isRunning(stat)) continue;
     const siblings = children.get(stat.ppid) ?? [];
     siblings.push({ pid: stat.pid, startTime: stat.startTime });

@@ -123,22 +123,27 @@ function expandUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   return shaped[0]!.flatMap((i) => expandUnion({ ...i, path: [...issue.path, ...i.path] }));
 }
 
-// Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
 // zod checks a whole number against the safe-integer range as well as the schema's own bounds: of
 // two bounds broken at one path, the tighter one is the problem (1e20 is over 67108864, not over
 // 9007199254740991 too).
 function tightestBounds(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
   const tightest = new Map<string, z.core.$ZodIssue>();
+  // A length bound and a value bound are not compared ('int' and 'number' are both values).
+  const keyOf = (issue: z.core.$ZodIssue) => {
+    const origin = String((issue as { origin?: unknown }).origin);
+    return `${issue.code} ${['string', 'array', 'set', 'file'].includes(origin) ? origin : 'value'} ${JSON.stringify(issue.path)}`;
+  };
   const bound = (issue: z.core.$ZodIssue) => Number((issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum);
   for (const issue of issues) {
     if (issue.code !== 'too_big' && issue.code !== 'too_small') continue;
-    const key = `${issue.code} ${JSON.stringify(issue.path)}`;
+    const key = keyOf(issue);
     const held = tightest.get(key);
     if (!held || (issue.code === 'too_big' ? bound(issue) < bound(held) : bound(issue) > bound(held))) tightest.set(key, issue);
   }
-  return issues.filter((issue) => (issue.code !== 'too_big' && issue.code !== 'too_small') || tightest.get(`${issue.code} ${JSON.stringify(issue.path)}`) === issue);
+  return issues.filter((issue) => (issue.code !== 'too_big' && issue.code !== 'too_small') || tightest.get(keyOf(issue)) === issue);
 }
 
+// Rewords zod issues (parsed with `reportInput: true`) into ConfigProblems under a JSON path prefix.
 export function problemsFromZod(file: string, prefix: readonly PropertyKey[], error: z.ZodError): ConfigProblem[] {
   return tightestBounds(error.issues.flatMap(expandUnion)).flatMap((issue): ConfigProblem[] => {
     // A strict object's unknown keys: one problem per key, at that key.

@@ -22,7 +22,11 @@ export class StdinLines {
   // A hub died in the middle of a long line: the rest of it goes nowhere.
   private skipping = false;
 
-  constructor(private readonly maxLineBytes: number) {}
+  /** `onSkipped`: bytes of a long line that went nowhere, because the hub that had its start died. */
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly onSkipped: (bytes: number) => void = () => undefined,
+  ) {}
 
   /** Bytes read from stdin: what may go to a hub now, in order. */
   push(chunk: Buffer): StdinPiece[] {
@@ -32,6 +36,7 @@ export class StdinLines {
       const end = data.indexOf(NEWLINE);
       const through = end === -1 ? data : data.subarray(0, end + 1);
       if (this.long && through.length) out.push(piece(through, false));
+      else if (through.length) this.onSkipped(through.length);
       if (end === -1) return out;
       this.skipping = false;
       this.long = false;
@@ -58,8 +63,8 @@ export class StdinLines {
     return last;
   }
 
-  /** The hub died: a long line part of which it took cannot be read whole by the next one, so the rest of it is dropped. */
-  hubDied(): void {
+  /** The hub that took the start of the long line under way died: no other hub can read it whole, so the rest of it is dropped. */
+  longLineLost(): void {
     if (!this.long) return;
     this.long = false;
     this.skipping = true;

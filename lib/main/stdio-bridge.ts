@@ -45,6 +45,8 @@ export class StdioBridge {
   private held: StdinPiece[] = [];
   private heldBytes = 0;
   private readonly lines: StdinLines;
+  // The last piece sent was part of a line over the limit: if the hub dies, the rest of that line goes nowhere.
+  private longLineSent = false;
   // Sent to the current hub and not read by it yet.
   private readonly unread = new UnreadPieces();
   // The client's initialize line (2025 era), as the hub read it: a hub that replaces one that died
@@ -60,7 +62,7 @@ export class StdioBridge {
   ) {
     this.streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
     this.timers = options.timers ?? realTimers;
-    this.lines = new StdinLines(options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.lines = new StdinLines(options.maxLineBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (bytes) => this.options.onDropped?.(bytes));
     const { stdin } = this.streams;
     // Read from the start, a window ahead of any hub: a stdin that ends before one is up is seen to end.
     stdin.on('data', (chunk: Buffer) => {
@@ -106,6 +108,7 @@ export class StdioBridge {
   private send(piece: StdinPiece): void {
     this.unacked += piece.bytes.byteLength;
     this.unread.sent(piece);
+    this.longLineSent = !piece.whole;
     // The hub gets a copy (transferred), the bridge keeps the bytes until the hub has read them.
     this.pump!.stdin(Uint8Array.prototype.slice.call(piece.bytes));
     if (this.unacked >= PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.pause();
@@ -139,6 +142,7 @@ export class StdioBridge {
     this.unacked = 0;
     pump.onStdout = (chunk, written) => (this.outputGone ? written() : void this.streams.stdout.write(chunk, () => written()));
     pump.onStdinCredit = (bytes) => {
+      if (this.pump !== pump) return;
       this.unacked -= bytes;
       this.unread.read(bytes);
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
@@ -165,11 +169,13 @@ export class StdioBridge {
     this.pump = null;
     if (failure && !this.outputGone) this.streams.stdout.write(failure);
     const { again, dropped } = this.unread.takeForNextHub();
-    this.lines.hubDied();
+    if (this.longLineSent) this.lines.longLineLost();
+    this.longLineSent = false;
     if (dropped) this.options.onDropped?.(dropped);
     this.held = [...again, ...this.held];
     this.heldBytes = this.held.reduce((sum, piece) => sum + piece.bytes.byteLength, 0);
     if (this.heldBytes >= PUMP_WINDOW_BYTES) this.streams.stdin.pause();
-    if (this.ended) this.finish('stdin closed; the MCP hub stopped before it had answered');
+    // After EOF the service ends, unless lines the hub had not read wait for the next one (the drain deadline still holds).
+    if (this.ended && !this.held.length) this.finish('stdin closed; the MCP hub stopped before it had answered');
   }
 }

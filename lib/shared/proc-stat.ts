@@ -22,14 +22,12 @@ export function isRunning(stat: ProcStat): boolean {
   return stat.state !== 'Z' && stat.state !== 'X';
 }
 
-/** Every process's stat, for a walk of the whole table. */
-export function allProcStats(): ProcStat[] {
-  if (process.platform !== 'linux') return [];
-  const stats: ProcStat[] = [];
+/** Every process's stat, one at a time (a walk may stop early). None where there is no /proc. */
+export function* eachProcStat(): Generator<ProcStat> {
+  if (process.platform !== 'linux') return;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readProcStat(entry);
-    if (stat) stats.push(stat);
+    if (stat) yield stat;
   }
-  return stats;
 }

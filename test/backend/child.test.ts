@@ -19,38 +19,41 @@ test('child :: reaped as soon as the process is gone, while a grandchild still h
 });
 
 // A backend that starts a process in a session of its own (out of its process group), prints
-// that process's pid, and exits when its stdin closes: the polite stop's first step.
-const LEAVES_A_DAEMON = `
+// that process's pid, and exits when its stdin closes: the polite stop's first step. The process
+// keeps the backend's stdout open (`inherit`) or not.
+const leavesADaemon = (stdout: 'ignore' | 'inherit') => `
 const { spawn } = require('node:child_process');
-const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: ['ignore', '${stdout}', 'ignore'] });
 daemon.unref();
 process.stdout.write(daemon.pid + '\\n');
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
 
-async function daemonOf(child: ReturnType<typeof spawnChild>): Promise<number> {
+// Read as a backend's stdout is read (kept open, not destroyed): the pid the backend prints first.
+function daemonOf(child: ReturnType<typeof spawnChild>): Promise<number> {
   let out = '';
-  child.stdout.setEncoding('utf8');
-  for await (const chunk of child.stdout) {
-    out += chunk;
-    if (out.includes('\n')) return Number(out.trim());
-  }
-  throw new Error(`no pid printed: ${out}`);
+  return new Promise((resolve) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(Number(out.trim()));
+    });
+  });
 }
 
-const ENDINGS: [string, (child: ReturnType<typeof spawnChild>) => Promise<void>][] = [
-  ['a stop ends what the backend started in a session of its own, although the backend exits first and its group is gone', (child) => child.stop(2_000)],
-  ['kill() ends it too', (child) => child.kill()],
+const ENDINGS: [string, 'ignore' | 'inherit', (child: ReturnType<typeof spawnChild>) => Promise<void>][] = [
+  ['a stop ends what the backend started in a session of its own, although the backend exits first and its group is gone', 'ignore', (child) => child.stop(2_000)],
+  ['kill() ends it too', 'ignore', (child) => child.kill()],
+  ['a stop ends it also when it holds the backend\'s stdout (the pipe that would keep the stop waiting)', 'inherit', (child) => child.stop(300)],
 ];
 
-for (const [what, end] of ENDINGS) {
+for (const [what, stdout, end] of ENDINGS) {
   test(`child :: ${what}`, async () => {
-    const child = spawnChild(commandSpec('leaves-a-daemon', process.execPath, ['-e', LEAVES_A_DAEMON]));
+    const child = spawnChild(commandSpec('leaves-a-daemon', process.execPath, ['-e', leavesADaemon(stdout)]));
     const daemon = await bounded(daemonOf(child), 'the daemon pid');
     try {
       assert.ok(isAlive(daemon), 'the daemon runs');
-      await bounded(end(child), 'the end');
+      await bounded(end(child), 'the end', 8_000);
       const deadline = Date.now() + 2_000;
       while (isAlive(daemon) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       assert.not.ok(isAlive(daemon), 'the daemon was ended by pid');

@@ -32,19 +32,21 @@ test('stdin lines :: a line over the limit passes as it comes, marked not whole,
   assert.equal(show([lines.end()!]), [['part', true]]);
 });
 
-test('stdin lines :: a hub that dies in the middle of a long line: the rest of that line goes nowhere', () => {
-  const lines = new StdinLines(4);
+test('stdin lines :: the hub that had the start of a long line died: the rest of that line goes nowhere, its bytes counted', () => {
+  const skipped: number[] = [];
+  const lines = new StdinLines(4, (bytes) => void skipped.push(bytes));
   assert.equal(show(lines.push(b('0123456'))), [['0123456', false]]);
-  lines.hubDied();
+  lines.longLineLost();
   assert.equal(show(lines.push(b('789'))), []);
   assert.equal(show(lines.push(b('end\nnext\n'))), [['next\n', true]]);
+  assert.equal(skipped, [3, 4]);
 });
 
-test('stdin lines :: a hub that dies between lines changes nothing', () => {
-  const lines = new StdinLines(100);
-  lines.push(b('half'));
-  lines.hubDied();
-  assert.equal(show(lines.push(b(' line\n'))), [['half line\n', true]]);
+test('stdin lines :: a long line lost after it ended changes nothing', () => {
+  const lines = new StdinLines(4);
+  assert.equal(show(lines.push(b('0123456\n'))), [['0123456\n', true]]);
+  lines.longLineLost();
+  assert.equal(show(lines.push(b('a\n'))), [['a\n', true]]);
 });
 
 test('unread pieces :: pieces read are let go in order; the rest goes to the next hub once, then is dropped', () => {

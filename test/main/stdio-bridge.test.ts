@@ -8,7 +8,7 @@ import { PumpClient } from '../../lib/main/pump-client.ts';
 import { StdioBridge } from '../../lib/main/stdio-bridge.ts';
 import type { PumpToHub, PumpToMain } from '../../lib/shared/messages/pump.ts';
 
-function setup(stdout: Writable = new PassThrough()) {
+function setup(stdout: Writable = new PassThrough(), maxLineBytes?: number) {
   const { port1, port2 } = new MessageChannel();
   const pump = new PumpClient(port1 as MessagePort, { maxBodyBytes: 1024 });
   const hub: PumpToHub[] = [];
@@ -24,6 +24,7 @@ function setup(stdout: Writable = new PassThrough()) {
   const bridge = new StdioBridge((reason, wasClean) => void (ends.push(reason), clean.push(wasClean)), {
     drainUntil: (endedAt) => endedAt + clock.allowance,
     onDropped: (bytes) => void dropped.push(bytes),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     now: () => clock.now,
     streams: { stdin, stdout },
     timers: {
@@ -304,6 +305,39 @@ test("stdio bridge :: a line's start waits on the main thread for its end: a hub
   t.stdin.end(':2}');
   await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end');
   assert.is(stdinOf(t.hub), '{"jsonrpc":"2.0","id":1}\n{"id":2}', 'the last line without its newline goes at the end, before stdinEnd');
+  t.close();
+});
+
+test('stdio bridge :: a hub that dies before it is up had nothing of a long line: the line goes whole to the next hub, and the line after it apart', async () => {
+  const t = setup(new PassThrough(), 20);
+  t.bridge.detach();
+  t.stdin.write(`{"id":1,"x":"${'a'.repeat(30)}`);
+  await new Promise((r) => setTimeout(r, 20));
+  t.bridge.detach();
+  t.stdin.write('bbb"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await new Promise((r) => setTimeout(r, 20));
+  const next = t.nextHub();
+  t.bridge.attach(next.pump);
+  await t.until(() => next.stdinText().endsWith('"ping"}\n'), 'stdin at the hub');
+  assert.is(next.stdinText(), `{"id":1,"x":"${'a'.repeat(30)}bbb"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+  assert.equal(t.dropped, []);
+  next.close();
+  t.close();
+});
+
+test('stdio bridge :: a hub that dies after EOF with lines it had not read: the next hub gets them, then the end; the service does not end meanwhile', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.end('{"id":1}\n');
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end at the hub');
+  t.bridge.detach();
+  assert.equal(t.ends, [], 'a line waits for the next hub');
+  const next = t.nextHub();
+  t.bridge.attach(next.pump);
+  await t.until(() => next.received.some((m) => m.type === 'stdinEnd'), 'the end at the next hub');
+  assert.equal(next.received.map((m) => m.type), ['stdin', 'stdinEnd']);
+  assert.is(next.stdinText(), '{"id":1}\n');
+  next.close();
   t.close();
 });
 
