@@ -10,7 +10,11 @@ export function operatorView(view: StatusView): StatusView {
   return {
     ...view,
     ...(view.reload ? { reload: { ...view.reload, rejected: rejected ? { ...rejected, reason: redactCredentials(rejected.reason) } : null } } : {}),
-    servers: view.servers.map((s) => ({ ...s, lastError: s.lastError === null ? null : redactCredentials(s.lastError) })),
+    servers: view.servers.map((s) => ({
+      ...s,
+      lastError: s.lastError === null ? null : redactCredentials(s.lastError),
+      entryError: s.entryError === null ? null : redactCredentials(s.entryError),
+    })),
   };
 }
 
@@ -29,10 +33,12 @@ export function liveText(view: StatusView): string {
     rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
   }
   const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${redactCredentials(s.lastError)}`);
+  const invalid = view.servers.filter((s) => s.entryError).map((s) => `  ${s.name}: ${redactCredentials(s.entryError)}`);
   return [
     `Live status of the service (pid ${view.pid}, version ${view.version}, ${view.configFile})\n`,
     reloadLine(view.reload),
     table(rows),
+    invalid.length ? `Entries not taken (each runs on with its last good entry until the file is fixed):\n${invalid.join('\n')}\n` : '',
     errors.length ? `Last errors:\n${errors.join('\n')}\n` : '',
   ].join('');
 }

@@ -12,6 +12,12 @@ import type { StateTable } from './state-table.ts';
 
 export const DEFAULT_STOP_GRACE_MS = 2_000;
 
+// Why an entry is invalid, where in the file (the file's path would be redacted anyway), credentials redacted.
+function invalidReason(slot: ServerSlot): string {
+  const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
+  return redactCredentials(`invalid configuration: ${reasons.join('; ')}`);
+}
+
 /** The catalogue's code of an invalid entry's log line: its problem's own, else invalid_config. */
 function invalidCode(slot: ServerSlot) {
   return slot.problems?.find((problem) => problem.code)?.code ?? Code.invalid_config;
@@ -58,6 +64,11 @@ export class BackendRegistry {
         continue;
       }
       const current = this.handles.get(slot.name);
+      if (current?.state.entryError) {
+        current.state.entryError = null;
+        this.options.onFacts?.(slot.name);
+        log.info({ backend: slot.name }, 'server entry is valid again');
+      }
       const change = current ? specChange(current.spec, slot.spec) : 'restart';
       if (current && change === 'none') continue;
       if (current && change === 'metadata') {
@@ -89,21 +100,22 @@ export class BackendRegistry {
     await Promise.all(stops);
   }
 
-  // An invalid entry is not started; a server already running from a good entry keeps running.
+  // An invalid entry is not started; a server already running from a good entry keeps running,
+  // and its status says why its entry was not taken.
   private async applyInvalid(slot: ServerSlot): Promise<void> {
     const problems = (slot.problems ?? []).map(formatProblem);
     const running = this.handles.get(slot.name);
     if (running) {
       this.options.log.error({ backend: slot.name, code: invalidCode(slot), problems }, 'invalid server entry ignored: the last good configuration keeps running');
+      running.state.entryError = invalidReason(slot);
+      this.options.onFacts?.(slot.name);
       return;
     }
     this.options.log.error({ backend: slot.name, code: invalidCode(slot), problems }, 'invalid server entry: not started');
     const state = newBackendState(slot.name, slot.tags, null);
     state.phase = 'invalid';
     state.firstConnect = false;
-    // The file path would be redacted anyway; health shows where in the file and why.
-    const reasons = (slot.problems ?? []).map((p) => `${p.path}: expected ${p.expected}, found ${p.found}`);
-    state.lastError = redactCredentials(`invalid configuration: ${reasons.join('; ')}`);
+    state.lastError = invalidReason(slot);
     state.lastErrorPublic = sanitize(state.lastError);
     this.table.backends.set(slot.name, state);
     this.options.onFacts?.(slot.name);

@@ -14,6 +14,8 @@ export type BackendStatusView = {
   pid: number | null;
   lastExit: { code: number | null; signal: string | null; at: string | null; pid: number | null } | null;
   lastError: string | null;
+  /** The entry turned invalid in a reload; the backend runs on with its last good entry. */
+  entryError: string | null;
   protocolVersion: string | null;
   tools: number;
 };
@@ -39,6 +41,7 @@ export function backendStatusView(b: BackendState, now: number): BackendStatusVi
     pid: b.pid,
     lastExit: b.lastExit ? { code: b.lastExit.code, signal: b.lastExit.signal, at: iso(b.lastExit.at), pid: b.lastExit.pid } : null,
     lastError: b.lastError,
+    entryError: b.entryError ?? null,
     protocolVersion: b.protocolVersion,
     tools: b.counts?.tools ?? 0,
   };
@@ -47,7 +50,7 @@ export function backendStatusView(b: BackendState, now: number): BackendStatusVi
 export function statusView(table: StateTable, now: number, facts: { pid: number; version: string; configFile: string; address: string | null; reload: ReloadFacts }): StatusView {
   const servers = [...table.backends.values()].map((b) => backendStatusView(b, now));
   for (const name of table.disabled) {
-    servers.push({ name, status: 'disabled', healthy: false, tags: [], supervision: null, pid: null, lastExit: null, lastError: null, protocolVersion: null, tools: 0 });
+    servers.push({ name, status: 'disabled', healthy: false, tags: [], supervision: null, pid: null, lastExit: null, lastError: null, entryError: null, protocolVersion: null, tools: 0 });
   }
   servers.sort((a, b) => a.name.localeCompare(b.name));
   return { live: true, ...facts, servers };

@@ -56,6 +56,8 @@ export type BackendState = {
   /** disabledTools and toolDescriptionOverrides of the server's configuration. */
   toolPolicy: ToolPolicy;
   instructions: string | null;
+  /** The server's entry turned invalid in a reload: why (credentials redacted); the backend runs on with its last good entry. Null otherwise. */
+  entryError?: string | null;
   /** What the backend declared at its last connect (a hub's view; kept while it is down). */
   capabilities?: Record<string, unknown> | null;
   protocolVersion: string | null;

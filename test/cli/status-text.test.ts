@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { liveText, operatorView } from '../../lib/cli/status-text.ts';
 import type { BackendStatusView, StatusView } from '../../lib/main/status-view.ts';
 
-const server = (name: string, lastError: string | null): BackendStatusView => ({
+const server = (name: string, lastError: string | null, entryError: string | null = null): BackendStatusView => ({
   name,
   status: lastError ? 'error' : 'connected',
   healthy: !lastError,
@@ -12,6 +12,7 @@ const server = (name: string, lastError: string | null): BackendStatusView => ({
   pid: lastError ? null : 4250,
   lastExit: null,
   lastError,
+  entryError,
   protocolVersion: null,
   tools: 0,
 });
@@ -57,6 +58,19 @@ test('status-text :: --json carries the same redactions', () => {
   assert.is(redacted.servers[1]!.lastError, 'failed to start: command not found: /opt/search password=[REDACTED]');
   assert.is(redacted.servers[0]!.lastError, null);
   assert.equal(redacted.reload.loadedAt, REJECTED.loadedAt);
+});
+
+
+test('status-text :: an entry not taken in a reload is said, with why, next to the backend running on its last good entry', () => {
+  const reason = 'invalid configuration: mcpServers.files.timeout: expected a number, found the string "x"; mcpServers.files.env.TOKEN=abc';
+  const text = liveText({ ...view({ loadedAt: REJECTED.loadedAt, rejected: null }), servers: [server('files', null, reason), server('search', null)] });
+  assert.ok(
+    text.includes('\nEntries not taken (each runs on with its last good entry until the file is fixed):\n  files: invalid configuration: mcpServers.files.timeout: expected a number, found the string "x"; mcpServers.files.env.TOKEN=[REDACTED]\n'),
+    text,
+  );
+  assert.match(text, /\nfiles +connected /, 'the backend itself is still connected');
+  assert.is(operatorView({ ...view({ loadedAt: null, rejected: null }), servers: [server('files', null, reason)] }).servers[0]!.entryError, 'invalid configuration: mcpServers.files.timeout: expected a number, found the string "x"; mcpServers.files.env.TOKEN=[REDACTED]');
+  assert.not.match(liveText(view({ loadedAt: null, rejected: null })), /Entries not taken/);
 });
 
 test.run();

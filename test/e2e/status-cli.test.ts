@@ -112,6 +112,23 @@ for (const view of ['live', 'configured'] as const) {
   });
 }
 
+S('e2e status cli :: an entry a reload made invalid is shown beside its backend, which runs on; a valid entry clears it', async () => {
+  const status = async () => {
+    const answer = await callControl(socketPath(svc.dir), 'status', {});
+    return answer.ok ? (answer.result as StatusView).servers.find((s) => s.name === 'local') : undefined;
+  };
+  const pid = (await poll(async () => (await status())?.pid ?? undefined, 'local running')) as number;
+  writeConfig(svc.configFile, { ...config, mcpServers: { ...config.mcpServers, local: { ...config.mcpServers.local, requestTimeout: 'soon' } } });
+  await poll(async () => (await status())?.entryError ?? undefined, 'the entry not taken');
+  const text = (await runCli(['mcp', 'status', '--config', svc.configFile])).stdout;
+  assert.ok(text.includes('Entries not taken (each runs on with its last good entry until the file is fixed):\n  local: invalid configuration: mcpServers.local.requestTimeout: expected a number, found the string "soon"\n'), text);
+  assert.is((await status())?.pid, pid, 'still the same backend');
+  writeConfig(svc.configFile, config);
+  await poll(async () => (await status())?.entryError === null, 'valid again');
+  assert.not.match((await runCli(['mcp', 'status', '--config', svc.configFile])).stdout, /Entries not taken/);
+  assert.is((await status())?.pid, pid);
+});
+
 // Last: it breaks the service's configuration file.
 S('e2e status cli :: a rejected reload shows in the text: when, why, and which configuration is served', async () => {
   const reloadFacts = async () => {

@@ -104,6 +104,34 @@ test('registry :: starts, applies a metadata change without a restart, replaces 
   }
 });
 
+test('registry :: an entry that turns invalid leaves its backend running, its state saying why; valid again, it is cleared without a restart', async () => {
+  const lines: { backend?: string; msg: string }[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const { table, reg } = registry({ log });
+  const invalid: LoadedConfig = {
+    file: '/x/mcp.json',
+    dir: '/x',
+    warnings: [],
+    servers: [{ name: 'a', disabled: false, tags: [], warnings: [], problems: [{ file: '/x/mcp.json', path: 'mcpServers.a.url', expected: 'a URL', found: 'the string "https://u:hunter2@h"' }] }],
+  };
+  try {
+    await reg.apply(config(spec('a')));
+    await poll(async () => table.backends.get('a')?.phase === 'connected', 'a connected', 20_000);
+    const pid = table.backends.get('a')!.pid;
+    await reg.apply(invalid);
+    const state = table.backends.get('a')!;
+    assert.is(state.pid, pid, 'still running its last good entry');
+    assert.is(state.phase, 'connected');
+    assert.is(state.entryError, 'invalid configuration: mcpServers.a.url: expected a URL, found the string "https://[REDACTED]@h"');
+    await reg.apply(config(spec('a')));
+    assert.is(table.backends.get('a')!.entryError, null);
+    assert.is(table.backends.get('a')!.pid, pid, 'the same entry as before: no restart');
+    assert.ok(lines.some((l) => l.backend === 'a' && l.msg === 'server entry is valid again'));
+  } finally {
+    await reg.stopAll();
+  }
+});
+
 test('registry :: a backend worker that dies is restarted by supervision; its child is reaped, not orphaned', async () => {
   const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-fail-')), 'fail');
   fs.writeFileSync(marker, '');
