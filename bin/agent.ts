@@ -61,26 +61,32 @@ prog
       if (error instanceof UsageError) usageError(error.message);
       throw error;
     }
-    let service;
+    // Signals are heard from the start: one that comes while the service starts stops it the usual
+    // way once it is up (the requests read by then get their line), not the process at once.
+    let service: Awaited<ReturnType<typeof serve>> | null = null;
+    let early: NodeJS.Signals | null = null;
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      // A second signal: no more waiting, but nothing is left behind either.
+      if (signals > 1) {
+        service?.kill();
+        process.exit(EXIT_RUNTIME);
+      }
+      if (!service) return void (early = signal);
+      void service.shutdown(signal).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       service = await serve(options);
     } catch (error) {
       process.stderr.write(`agent: could not start: ${(error as Error).message}\n`);
       process.exit(EXIT_RUNTIME);
     }
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
-      // A second signal: no more waiting, but nothing is left behind either.
-      if (signals > 1) {
-        service.kill();
-        process.exit(EXIT_RUNTIME);
-      }
-      void service.shutdown(signal).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    void service.done.then((code) => process.exit(code));
+    const running = service;
+    void running.done.then((code) => process.exit(code));
+    if (early) void running.shutdown(early).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
   });
 
 // Prints a command's result and exits with its code.

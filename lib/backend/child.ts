@@ -3,11 +3,13 @@ import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import type { ExitInfo } from '../shared/messages/state-events.ts';
 import type { StdioSpec } from '../config/types.ts';
-import { descendantsOf, groupGone, killSeen, killTree } from './process-tree.ts';
+import { descendantsOf, groupAlive, groupGone, killSeen, killTree } from './process-tree.ts';
 import { signalGroup } from '../shared/process-group.ts';
 
 // How long a stop waits for the rest of a killed group (a wrapper's grandchildren) to be gone.
 const GROUP_GONE_MS = 2_000;
+// How often a stop looks whether the group of a reaped child is empty (a walk of /proc).
+const GROUP_POLL_MS = 25;
 
 export type ChildExit = ExitInfo & { spawnError: Error | null };
 
@@ -60,10 +62,17 @@ export function spawnChild(spec: StdioSpec): SpawnedChild {
     void exited.then(() => resolve());
   });
 
+  // True once the child has ended: its pipes closed, or it is reaped and nothing of its group runs
+  // (a process out of the group may hold the pipes: it is ended by pid, not waited for); false after `ms`.
   async function waitFor(ms: number): Promise<boolean> {
     if (done) return true;
     const ac = new AbortController();
-    const finished = await Promise.race([exited.then(() => true), delay(ms, false, { signal: ac.signal }).catch(() => false)]);
+    const groupEnded = async () => {
+      await reaped;
+      while (!ac.signal.aborted && pid !== null && groupAlive(pid)) await delay(GROUP_POLL_MS);
+      return true;
+    };
+    const finished = await Promise.race([exited.then(() => true), groupEnded(), delay(ms, false, { signal: ac.signal }).catch(() => false)]);
     ac.abort();
     return finished;
   }

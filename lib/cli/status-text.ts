@@ -13,7 +13,8 @@ export function operatorView(view: StatusView): StatusView {
     servers: view.servers.map((s) => ({
       ...s,
       lastError: s.lastError === null ? null : redactCredentials(s.lastError),
-      entryError: s.entryError === null ? null : redactCredentials(s.entryError),
+      // A service older than this CLI sends none.
+      entryError: s.entryError == null ? null : redactCredentials(s.entryError),
     })),
   };
 }

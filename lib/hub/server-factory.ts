@@ -163,14 +163,22 @@ const taskOf = (params: object): Record<string, unknown> | undefined => {
 const TaskIdParams = z.looseObject({ taskId: z.string() });
 const TaskListParams = z.looseObject({ cursor: z.string().optional() });
 
-export type GatewayServerOptions = { catalog: Catalog; router: Router; filter: BackendFilter; lazyTools?: boolean };
+export type GatewayServerOptions = {
+  catalog: Catalog;
+  router: Router;
+  filter: BackendFilter;
+  lazyTools?: boolean;
+  /** The client's only session (stdio mode): tools, prompts and resources are offered even while no backend has them, so the lists of backends that connect later reach it. */
+  everyList?: boolean;
+};
 
-export function createGatewayServer({ catalog, router, filter, lazyTools = false }: GatewayServerOptions): Server {
+export function createGatewayServer({ catalog, router, filter, lazyTools = false, everyList = false }: GatewayServerOptions): Server {
   const view = () => catalog.view(filter);
   const { instructions, capabilities: offered } = view();
   // The backends' union, fixed for a 2025 session at its initialize (a 2026-07-28 request gets a
   // fresh Server, so discover follows changes). The meta-tools of --lazy-tools are always there.
-  const capabilities = lazyTools ? { ...offered, tools: { listChanged: true } } : offered;
+  const shown = lazyTools ? { ...offered, tools: { listChanged: true } } : offered;
+  const capabilities = everyList ? { ...shown, tools: { listChanged: true }, prompts: { listChanged: true }, resources: { ...shown.resources, listChanged: true } } : shown;
   const server = new GatewayServer(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {

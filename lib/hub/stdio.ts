@@ -59,7 +59,7 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
       ? null
       : serveStdio(
           () => {
-            current = createGatewayServer({ catalog, router, filter: null, lazyTools });
+            current = createGatewayServer({ catalog, router, filter: null, lazyTools, everyList: true });
             return current;
           },
           { transport, onerror: (error) => log.debug({ err: error.message }, 'MCP stdio error') },

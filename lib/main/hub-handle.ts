@@ -139,10 +139,15 @@ export class HubHandle {
     const { sessions, calls } = this.load;
     this.worker = null;
     this.ready = false;
+    // stdio mode's client keeps its one session: the requests the hub owed it get an error line each (stdio-bridge.ts).
+    const stdio = this.settings.transport === 'stdio' && this.index === 0;
+    const stdioFailed = stdio ? (this.pumpClient?.stdioOwed.size ?? 0) : 0;
     // Its 2025 sessions are gone: their ids still lead here, and the new worker answers them 404.
     this.log.error(
-      { hub: this.index, code: Code.hub_failed, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed },
-      `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
+      { hub: this.index, code: Code.hub_failed, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed, ...(stdio ? { stdioRequestsFailed: stdioFailed } : {}) },
+      stdio
+        ? `${reason}: ${plural(stdioFailed, 'request')} of the stdio client failed with an error line each; the restarted hub serves the same client (lines it had not read go to it); ${sessions || calls || failed ? `${plural(sessions, 'HTTP MCP session')} ended and ${plural(calls, 'call')} in flight failed; ` : ''}health and backends are unaffected`
+        : `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
     );
     this.options.onDown?.(this);
     void this.supervisor.send({ type: 'exited' });

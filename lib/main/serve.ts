@@ -331,6 +331,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     );
   }
 
+  function lostUnread(bytes: number): void {
+    log.warn({ code: Code.service_stopping, bytes }, `${bytes} bytes of stdin were never read: no MCP worker was up when the service stopped (one was restarting); a request among them gets no answer`);
+    answersLost ??= 'stdin read while no MCP worker was up was never answered';
+  }
+
   // Stop accepting, tell clients (their sessions end), stop every backend, then return.
   function shutdown(reason: string): Promise<0 | 1> {
     stopping ??= (async () => {
@@ -339,6 +344,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         [
           { name: 'stop accepting', run: () => server?.close() },
           { name: 'close MCP sessions', run: () => hubs?.stopAll() },
+          // stdio: lines read while no hub was up (one restarting) reach none now; the main thread does not read them to answer.
+          { name: 'count unread stdin', run: () => void (stdio?.unsentBytes && lostUnread(stdio.unsentBytes)) },
           { name: 'withdraw the announcement', run: () => announcement?.remove() },
           { name: 'close the control bus', run: () => control?.close() },
           { name: 'close connections', run: () => server?.closeAllConnections() },

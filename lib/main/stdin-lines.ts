@@ -21,6 +21,7 @@ export class StdinLines {
   private long = false;
   // A hub died in the middle of a long line: the rest of it goes nowhere.
   private skipping = false;
+  private skipped = 0;
 
   /** `onSkipped`: bytes of a long line that went nowhere, because the hub that had its start died. */
   constructor(
@@ -36,8 +37,9 @@ export class StdinLines {
       const end = data.indexOf(NEWLINE);
       const through = end === -1 ? data : data.subarray(0, end + 1);
       if (this.long && through.length) out.push(piece(through, false));
-      else if (through.length) this.onSkipped(through.length);
+      else this.skipped += through.length;
       if (end === -1) return out;
+      this.reportSkipped();
       this.skipping = false;
       this.long = false;
       data = data.subarray(end + 1);
@@ -56,6 +58,7 @@ export class StdinLines {
 
   /** stdin ended: its last line, when it has no newline of its own. */
   end(): StdinPiece | null {
+    this.reportSkipped();
     if (!this.partialBytes) return null;
     const last = piece(Buffer.concat(this.partial), true);
     this.partial = [];
@@ -68,6 +71,12 @@ export class StdinLines {
     if (!this.long) return;
     this.long = false;
     this.skipping = true;
+  }
+
+  // Skipped bytes are reported once per line, at its end (or stdin's), not per read.
+  private reportSkipped(): void {
+    if (this.skipped) this.onSkipped(this.skipped);
+    this.skipped = 0;
   }
 
   private hold(rest: Buffer, out: StdinPiece[]): void {

@@ -47,6 +47,8 @@ export class StdioBridge {
   private readonly lines: StdinLines;
   // The last piece sent was part of a line over the limit: if the hub dies, the rest of that line goes nowhere.
   private longLineSent = false;
+  // A hub died after EOF owing answers (failed with error lines) or with lines dropped.
+  private lostAfterEnd = false;
   // Sent to the current hub and not read by it yet.
   private readonly unread = new UnreadPieces();
   // The client's initialize line (2025 era), as the hub read it: a hub that replaces one that died
@@ -121,6 +123,11 @@ export class StdioBridge {
     this.onEnd(reason, clean);
   }
 
+  /** Bytes of stdin read while no hub was up, not yet sent to one (whole lines, and requests among them). */
+  get unsentBytes(): number {
+    return this.heldBytes;
+  }
+
   /** Resolves once stdout has written what it holds, or after `ms` (a reader that stopped reading). */
   flushed(ms: number): Promise<void> {
     const { stdout } = this.streams;
@@ -147,11 +154,16 @@ export class StdioBridge {
       this.unread.read(bytes);
       if (this.unacked < PUMP_WINDOW_BYTES && !this.ended) this.streams.stdin.resume();
     };
-    // The last answer is written once stdout has taken everything before it.
-    // A write that failed (EPIPE) is not a clean end: its 'error' event ends the service, unclean.
     pump.onStdioInitialize = (line) => (this.initializeLine = line);
     if (this.initializeLine) pump.stdioReplay(this.initializeLine);
-    pump.onStdoutEnd = () => (this.outputGone ? this.finish('stdin closed') : void this.streams.stdout.write('', (error) => error || this.finish('stdin closed', true)));
+    // The last answer is written once stdout has taken everything before it. A write that failed
+    // (EPIPE) is not a clean end: its 'error' event ends the service, unclean. A hub that died after
+    // EOF failed or dropped what it owed: not clean either, though a next hub answered the rest.
+    pump.onStdoutEnd = () => {
+      const reason = this.lostAfterEnd ? 'stdin closed; an MCP hub stopped before it had answered every request' : 'stdin closed';
+      if (this.outputGone) return this.finish(reason);
+      this.streams.stdout.write('', (error) => error || this.finish(reason, !this.lostAfterEnd));
+    };
     const held = this.held;
     this.held = [];
     this.heldBytes = 0;
@@ -169,6 +181,7 @@ export class StdioBridge {
     this.pump = null;
     if (failure && !this.outputGone) this.streams.stdout.write(failure);
     const { again, dropped } = this.unread.takeForNextHub();
+    if (this.ended && (failure || dropped)) this.lostAfterEnd = true;
     if (this.longLineSent) this.lines.longLineLost();
     this.longLineSent = false;
     if (dropped) this.options.onDropped?.(dropped);

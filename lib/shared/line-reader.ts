@@ -30,7 +30,7 @@ export class LineReader {
   private headBytes = 0;
   private tail: Buffer = EMPTY;
 
-  /** `maxBytes`: the longest line returned whole, in bytes without the '\n'. */
+  /** `maxBytes`: the longest line returned whole, in bytes without the '\n' (nor the '\r' of a CRLF line). */
   constructor(readonly maxBytes: number) {}
 
   /** Bytes of the line under way (not ended by a '\n' yet): a caller may refuse to wait for its end. */
@@ -59,7 +59,8 @@ export class LineReader {
 
   private append(part: Buffer): void {
     this.bytes += part.length;
-    if (!this.skipping && this.bytes <= this.maxBytes) {
+    // One byte more is kept whole: it may be the '\r' of a CRLF line, which is not counted.
+    if (!this.skipping && this.bytes <= this.maxBytes + 1) {
       this.parts.push(part);
       return;
     }
@@ -71,6 +72,11 @@ export class LineReader {
       for (const kept of parts) this.keep(kept);
     }
     this.keep(part);
+  }
+
+  private lastByte(): number | undefined {
+    const last = this.parts[this.parts.length - 1];
+    return last?.[last.length - 1];
   }
 
   // Copies (never slices) what it keeps, so a large chunk is not retained through a view of it.
@@ -85,8 +91,15 @@ export class LineReader {
   }
 
   private take(): ReadLine {
+    // A line one byte over the limit kept whole is within it if that byte is a CRLF line's '\r'.
+    if (!this.skipping && this.bytes > this.maxBytes && this.lastByte() !== 13) {
+      this.skipping = true;
+      for (const kept of this.parts) this.keep(kept);
+      this.parts = [];
+    }
+    const crlf = this.skipping && this.tail[this.tail.length - 1] === 13;
     const line: ReadLine = this.skipping
-      ? { oversized: true, bytes: this.bytes, head: Buffer.concat(this.head, this.headBytes), tail: Buffer.from(this.tail) }
+      ? { oversized: true, bytes: crlf ? this.bytes - 1 : this.bytes, head: Buffer.concat(this.head, this.headBytes), tail: Buffer.from(this.tail) }
       : this.parts.length === 1
         ? this.parts[0]!
         : Buffer.concat(this.parts, this.bytes);

@@ -44,7 +44,8 @@ function daemonOf(child: ReturnType<typeof spawnChild>): Promise<number> {
 const ENDINGS: [string, 'ignore' | 'inherit', (child: ReturnType<typeof spawnChild>) => Promise<void>][] = [
   ['a stop ends what the backend started in a session of its own, although the backend exits first and its group is gone', 'ignore', (child) => child.stop(2_000)],
   ['kill() ends it too', 'ignore', (child) => child.kill()],
-  ['a stop ends it also when it holds the backend\'s stdout (the pipe that would keep the stop waiting)', 'inherit', (child) => child.stop(300)],
+  // A grace far longer than the bound: the stop must not wait it out for a child already gone.
+  ['a stop ends it also when it holds the backend\'s stdout, without waiting out the grace for the pipe it holds', 'inherit', (child) => child.stop(60_000)],
 ];
 
 for (const [what, stdout, end] of ENDINGS) {

@@ -188,11 +188,12 @@ const Stdio = suite('e2e hub (stdio mode, a hub that can be made to crash)');
 
 type Answer = { result?: Record<string, unknown> & { content?: unknown }; error?: { code: number; message: string } };
 
-// `agent serve --transport stdio` whose hubs die on request, its client played by the test.
-function crashingStdio(config: object, args: string[] = []) {
+// `agent serve --transport stdio` whose hubs die on request (or the real entry), its client played by the test.
+const CRASHING_ENTRY = [path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts')];
+function crashingStdio(config: object, args: string[] = [], entry = CRASHING_ENTRY) {
   const configFile = path.join(tempDir(), 'mcp.json');
   writeConfig(configFile, config);
-  const child = spawn(node, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/main/serve-with-crashing-hub.ts'), '--transport', 'stdio', '--port', '0', '--config', configFile, ...args], {
+  const child = spawn(node, ['--import', 'tsx', ...entry, '--transport', 'stdio', '--port', '0', '--config', configFile, ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -200,6 +201,7 @@ function crashingStdio(config: object, args: string[] = []) {
   // Every answer line's id, to see that none is answered twice; the service's questions apart.
   const ids: (number | string)[] = [];
   const questions: { id: string | number; method: string; params: Record<string, unknown> }[] = [];
+  const notifications: string[] = [];
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -209,6 +211,7 @@ function crashingStdio(config: object, args: string[] = []) {
       const message = JSON.parse(out.slice(0, nl));
       out = out.slice(nl + 1);
       if ('method' in message && 'id' in message) questions.push(message);
+      else if ('method' in message) notifications.push(message.method);
       else if ('id' in message) {
         ids.push(message.id);
         answers.set(message.id, message);
@@ -217,13 +220,17 @@ function crashingStdio(config: object, args: string[] = []) {
   });
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // How the process ended: its code, or the signal that killed it.
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const line = (message: object) => `${JSON.stringify(message)}\n`;
   return {
     child,
     answers,
     ids,
     questions,
+    notifications,
     exited,
+    ended,
     line,
     err: () => err,
     count: (pattern: RegExp) => (err.match(new RegExp(pattern.source, 'g')) ?? []).length,
@@ -258,6 +265,7 @@ Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     assert.match(failed.message, /stopped before it answered/);
     const killer = await poll(async () => answers.get(3)?.error, 'the request the hub died of failed too', 10_000);
     assert.match(killer.message, /stopped before it answered/);
+    assert.match(svc.err(), /"stdioRequestsFailed":2,[^\n]*2 requests of the stdio client failed with an error line each; the restarted hub serves the same client/);
     await poll(async () => /hub restarted/.test(svc.err()), 'the hub back', 20_000);
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'after' } } });
     const after = await poll(async () => answers.get(4), 'an answer from the next hub', 10_000);
@@ -273,6 +281,59 @@ Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     assert.is(await svc.exited, 0, svc.err());
     assert.equal(svc.ids, [...new Set(svc.ids)], 'no id answered twice (the replayed initialize is not answered to the client)');
     assert.is(svc.count(/hub restarted/), 1, 'one death: the line that killed the hub was read, so it went to no other hub');
+  } finally {
+    await svc.stop();
+  }
+});
+
+Stdio("hub :: in stdio mode the client's one session is offered tools, prompts and resources from the start: a backend that connects after its initialize (--initial-wait 0) reaches it", async () => {
+  const svc = crashingStdio({ mcpServers: { slow: { command: node, args: [path.join(ROOT, 'test/fixtures/backends/slow-to-start.mjs'), '1500'] } } }, ['--initial-wait', '0']);
+  try {
+    await poll(async () => /hub ready/.test(svc.err()), 'hub 0 up', 20_000);
+    svc.send(initialize(1));
+    const init = await poll(async () => svc.answers.get(1), 'initialize answered', 10_000);
+    assert.not.match(svc.err(), /backend connected/, 'answered before the backend connected');
+    assert.equal((init.result?.capabilities as Record<string, unknown>).tools, { listChanged: true });
+    svc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await poll(async () => svc.notifications.includes('notifications/tools/list_changed'), 'list_changed once the backend is up', 20_000);
+    svc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_agent_echo', arguments: { text: 'late' } } });
+    assert.equal((await poll(async () => svc.answers.get(2), 'the call', 10_000)).result?.content, [{ type: 'text', text: 'late' }]);
+  } finally {
+    await svc.stop();
+  }
+});
+
+Stdio('hub :: in stdio mode, a signal while the hub restarts: the lines no hub read are counted in a warning and the exit code is 1 (none is answered)', async () => {
+  const svc = crashingStdio({ mcpServers: { fixture: fixture() } });
+  try {
+    const port = Number((await poll(async () => /"port":(\d+)/.exec(svc.err()) ?? undefined, 'the HTTP port', 20_000))[1]);
+    svc.send(initialize(1));
+    await poll(async () => svc.answers.get(1), 'initialized', 20_000);
+    await fetch(`http://127.0.0.1:${port}/crash-hub`).catch(() => undefined);
+    await poll(async () => /hub will restart/.test(svc.err()), 'the hub down', 10_000);
+    svc.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await new Promise((r) => setTimeout(r, 100));
+    svc.child.kill('SIGTERM');
+    assert.is(await svc.exited, 1, svc.err());
+    assert.match(svc.err(), /"bytes":\d+[^\n]*bytes of stdin were never read: no MCP worker was up when the service stopped/);
+    assert.not.ok(svc.answers.has(2));
+  } finally {
+    await svc.stop();
+  }
+});
+
+Stdio('hub :: in stdio mode, a signal while the service starts stops it the usual way once it is up: the request read gets its line, the process is not killed by the signal', async () => {
+  const svc = crashingStdio({ mcpServers: { fixture: fixture() } }, ['--no-http'], [path.join(ROOT, 'bin/agent.ts'), 'serve']);
+  try {
+    svc.send(initialize(1));
+    // The first log line comes from the service starting: the command line's handlers are in place.
+    await poll(async () => svc.err().length > 0, 'the first log line', 20_000);
+    svc.child.kill('SIGTERM');
+    const { code, signal } = await svc.ended;
+    assert.is(signal, null, svc.err());
+    assert.ok(code === 0 || code === 1, String(code));
+    assert.match(svc.err(), /"reason":"SIGTERM"[^\n]*shutting down/);
+    assert.ok(svc.answers.has(1), 'the initialize got a line (its answer, or the shutdown error)');
   } finally {
     await svc.stop();
   }

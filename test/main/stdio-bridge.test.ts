@@ -341,4 +341,54 @@ test('stdio bridge :: a hub that dies after EOF with lines it had not read: the 
   t.close();
 });
 
+test('stdio bridge :: after EOF, a hub that died owing a request: the next hub answers the lines it had not read, and the end is not clean', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.end('{"id":1}\n{"id":2}\n');
+  await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end at the hub');
+  t.send({ type: 'stdioOwed', add: [1], remove: [] });
+  await t.until(() => t.pump.stdioOwed.size === 1, 'id 1 owed');
+  t.bridge.detach();
+  const next = t.nextHub();
+  t.bridge.attach(next.pump);
+  await t.until(() => next.received.some((m) => m.type === 'stdinEnd'), 'the end at the next hub');
+  next.pump.onStdoutEnd?.();
+  await t.until(() => t.ends.length > 0, 'the end');
+  assert.equal(t.clean, [false], 'request 1 got an error line, not its answer: exit 1');
+  assert.match(t.ends[0]!, /an MCP hub stopped before it had answered every request/);
+  next.close();
+  t.close();
+});
+
+test('stdio bridge :: after EOF, lines waiting for a next hub that never comes: the drain deadline still ends the service', async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.end('{"id":1}\n');
+  await t.until(() => t.timers.length === 1, 'the drain deadline');
+  t.bridge.detach();
+  assert.equal(t.ends, [], 'waiting for the next hub');
+  t.clock.now += t.clock.allowance + 1;
+  t.timers[0]!.fn();
+  assert.equal(t.clean, [false]);
+  t.close();
+});
+
+test("stdio bridge :: an acknowledgement from a dead hub's port counts for nothing at the next hub", async () => {
+  const t = setup();
+  t.bridge.attach(t.pump);
+  t.stdin.write('{"id":1}\n');
+  await t.until(() => stdinOf(t.hub).length > 0, 'the line at the first hub');
+  t.bridge.detach();
+  const second = t.nextHub();
+  t.bridge.attach(second.pump);
+  await t.until(() => second.stdinText() === '{"id":1}\n', 'the line at the second hub');
+  // The first hub's port acknowledges 9 bytes late: if the second hub's unread line were let go, nothing would be dropped below.
+  t.send({ type: 'stdinCredit', bytes: 9 });
+  await new Promise((r) => setTimeout(r, 20));
+  t.bridge.detach();
+  assert.equal(t.dropped, [9], 'the line, unread by the second hub too, is dropped: the stale acknowledgement was ignored');
+  second.close();
+  t.close();
+});
+
 test.run();

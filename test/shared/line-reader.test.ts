@@ -109,4 +109,15 @@ test('line-reader :: jsonLine writes one value and a newline, and reads back', (
   assert.equal(JSON.parse(String(line)), { a: 'x\ny', b: [1] });
 });
 
+test("line-reader :: a CRLF line is measured without its '\\r': at the limit it is whole, one byte over it is oversized, counted without the '\\r'", () => {
+  const reader = new LineReader(5);
+  const lines = reader.push(Buffer.from('abcde\r\nabcdef\r\nabcdef\n'));
+  assert.is((lines[0] as Buffer).toString(), 'abcde\r', 'five bytes and the CR: whole');
+  assert.ok(isOversized(lines[1]!) && lines[1].bytes === 6, 'six bytes and the CR: over, six counted');
+  assert.ok(isOversized(lines[2]!) && lines[2].bytes === 6, 'six bytes, no CR: over');
+  const end = new LineReader(3);
+  end.push(Buffer.from('abc\r'));
+  assert.is((end.end() as Buffer).toString(), 'abc\r', 'the last line at EOF too');
+});
+
 test.run();
