@@ -9,7 +9,7 @@ import { signalGroup } from '../shared/process-group.ts';
 // How long a stop waits for the rest of a killed group (a wrapper's grandchildren) to be gone.
 const GROUP_GONE_MS = 2_000;
 // How often a stop looks whether the group of a reaped child is empty (a walk of /proc).
-const GROUP_POLL_MS = 25;
+const GROUP_POLL_MS = 100;
 
 export type ChildExit = ExitInfo & { spawnError: Error | null };
 

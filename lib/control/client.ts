@@ -107,7 +107,8 @@ export function callControl(
         handleLine(line.toString('utf8'));
         if (settled) return;
       }
-      if (reader.partialBytes > MAX_RESPONSE_BYTES) tooLarge();
+      // One byte more may be a CRLF line's '\r' (line-reader.ts).
+      if (reader.partialBytes > MAX_RESPONSE_BYTES + 1) tooLarge();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));

@@ -146,7 +146,7 @@ export class HubHandle {
     this.log.error(
       { hub: this.index, code: Code.hub_failed, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed, ...(stdio ? { stdioRequestsFailed: stdioFailed } : {}) },
       stdio
-        ? `${reason}: ${plural(stdioFailed, 'request')} of the stdio client failed with an error line each; the restarted hub serves the same client (lines it had not read go to it); ${sessions || calls || failed ? `${plural(sessions, 'HTTP MCP session')} ended and ${plural(calls, 'call')} in flight failed; ` : ''}health and backends are unaffected`
+        ? `${reason}: ${stdioFailed ? `${plural(stdioFailed, 'request')} of the stdio client failed (an error line for each)` : 'the stdio client was owed no answer'}; the restarted hub serves the same client (lines it had not read go to it); ${sessions || calls || failed ? `${plural(sessions, 'HTTP MCP session')} ended and ${plural(calls, 'call')} in flight failed (HTTP clients get 503 until it is back, then start new sessions); ` : ''}health and backends are unaffected`
         : `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
     );
     this.options.onDown?.(this);

@@ -332,7 +332,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   }
 
   function lostUnread(bytes: number): void {
-    log.warn({ code: Code.service_stopping, bytes }, `${bytes} bytes of stdin were never read: no MCP worker was up when the service stopped (one was restarting); a request among them gets no answer`);
+    log.warn({ code: Code.service_stopping, bytes }, `${bytes} bytes of stdin were never read: no MCP worker was up when the service stopped (one was starting or restarting); a request among them gets no answer`);
     answersLost ??= 'stdin read while no MCP worker was up was never answered';
   }
 

@@ -82,7 +82,8 @@ export class StdinLines {
   private hold(rest: Buffer, out: StdinPiece[]): void {
     this.partial.push(rest);
     this.partialBytes += rest.length;
-    if (this.partialBytes <= this.maxLineBytes) return;
+    // One byte more may be a CRLF line's '\r', which the hub does not count.
+    if (this.partialBytes <= this.maxLineBytes + 1) return;
     out.push(piece(Buffer.concat(this.partial), false));
     this.partial = [];
     this.partialBytes = 0;

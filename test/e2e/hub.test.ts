@@ -265,7 +265,7 @@ Stdio("hub :: in stdio mode, a hub that dies fails the calls it owed with an err
     assert.match(failed.message, /stopped before it answered/);
     const killer = await poll(async () => answers.get(3)?.error, 'the request the hub died of failed too', 10_000);
     assert.match(killer.message, /stopped before it answered/);
-    assert.match(svc.err(), /"stdioRequestsFailed":2,[^\n]*2 requests of the stdio client failed with an error line each; the restarted hub serves the same client/);
+    assert.match(svc.err(), /"stdioRequestsFailed":2,[^\n]*2 requests of the stdio client failed \(an error line for each\); the restarted hub serves the same client/);
     await poll(async () => /hub restarted/.test(svc.err()), 'the hub back', 20_000);
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'after' } } });
     const after = await poll(async () => answers.get(4), 'an answer from the next hub', 10_000);
@@ -315,7 +315,7 @@ Stdio('hub :: in stdio mode, a signal while the hub restarts: the lines no hub r
     await new Promise((r) => setTimeout(r, 100));
     svc.child.kill('SIGTERM');
     assert.is(await svc.exited, 1, svc.err());
-    assert.match(svc.err(), /"bytes":\d+[^\n]*bytes of stdin were never read: no MCP worker was up when the service stopped/);
+    assert.match(svc.err(), /"bytes":\d+[^\n]*bytes of stdin were never read: no MCP worker was up when the service stopped \(one was starting or restarting\)/);
     assert.not.ok(svc.answers.has(2));
   } finally {
     await svc.stop();
@@ -333,7 +333,9 @@ Stdio('hub :: in stdio mode, a signal while the service starts stops it the usua
     assert.is(signal, null, svc.err());
     assert.ok(code === 0 || code === 1, String(code));
     assert.match(svc.err(), /"reason":"SIGTERM"[^\n]*shutting down/);
-    assert.ok(svc.answers.has(1), 'the initialize got a line (its answer, or the shutdown error)');
+    // Hub 0 up by then: the initialize gets a line (its answer, or the shutdown error); not up yet:
+    // no hub ever read it, and the warning counts it (exit 1). Never silence.
+    assert.ok(svc.answers.has(1) || (code === 1 && /bytes of stdin were never read/.test(svc.err())), svc.err());
   } finally {
     await svc.stop();
   }

@@ -75,4 +75,11 @@ test('unread pieces :: a piece read in part (not what a hub does) is never sent 
   assert.equal(unread.takeForNextHub(), { again: [], dropped: 2 });
 });
 
+test("stdin lines :: a CRLF line one byte over the limit, its '\\r' included, is whole (the hub does not count the '\\r')", () => {
+  const lines = new StdinLines(4);
+  assert.equal(show(lines.push(b('abcd\r'))), [], 'held: five bytes, the last a CR');
+  assert.equal(show(lines.push(b('\nx\n'))), [['abcd\r\nx\n', true]]);
+  assert.equal(show(lines.push(b('abcde\r'))), [['abcde\r', false]], 'six bytes: long');
+});
+
 test.run();
