@@ -10,6 +10,9 @@ import { serve } from '../lib/main/serve.ts';
 import { EXIT_RUNTIME, EXIT_USAGE } from '../lib/shared/errors.ts';
 import { SERVICE_VERSION } from '../lib/shared/version.ts';
 
+// How long after the first signal another one counts as a copy of it, not as an operator's second.
+const REPEAT_SIGNAL_MS = 1_000;
+
 function usageError(message: string): never {
   process.stderr.write(`agent: ${message}\nRun \`agent --help\` for usage.\n`);
   process.exit(EXIT_USAGE);
@@ -65,11 +68,15 @@ prog
     // way once it is up (the requests read by then get their line), not the process at once.
     let service: Awaited<ReturnType<typeof serve>> | null = null;
     let early: NodeJS.Signals | null = null;
-    let signals = 0;
+    let firstSignalAt: number | null = null;
     const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
+      // A copy of the first that comes with it (npm passes Ctrl-C on to a service the terminal
+      // already signalled) is not a second signal.
+      if (firstSignalAt !== null && Date.now() - firstSignalAt < REPEAT_SIGNAL_MS) return;
+      const second = firstSignalAt !== null;
+      firstSignalAt ??= Date.now();
       // A second signal: no more waiting, but nothing is left behind either.
-      if (signals > 1) {
+      if (second) {
         service?.kill();
         process.exit(EXIT_RUNTIME);
       }

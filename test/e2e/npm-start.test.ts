@@ -11,7 +11,9 @@ import { poll, ROOT, tempDir } from '../helpers/service.ts';
 
 const T = suite('e2e npm start');
 
-async function runAndSignal(signal: NodeJS.Signals): Promise<void> {
+// `group`: the signal goes to npm's whole process group, as a terminal's Ctrl-C does (npm then
+// passes its copy on to the service, which the terminal signalled already).
+async function runAndSignal(signal: NodeJS.Signals, group = false): Promise<void> {
   const dir = tempDir('agent-npm-start-');
   const config = path.join(dir, 'mcp.json');
   const example = fs.readFileSync(path.join(ROOT, 'examples/mcp.json'), 'utf8');
@@ -19,6 +21,7 @@ async function runAndSignal(signal: NodeJS.Signals): Promise<void> {
     cwd: ROOT,
     env: { ...process.env, AGENT_START_CONFIG: config },
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: group,
   });
   let err = '';
   npm.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
@@ -30,12 +33,14 @@ async function runAndSignal(signal: NodeJS.Signals): Promise<void> {
     const tree = descendants(npm.pid!);
     assert.ok(tree.length >= 3, `the service and its backends run below npm (${tree.length})`);
     const started = Date.now();
-    npm.kill(signal);
-    await exited;
+    if (group) process.kill(-npm.pid!, signal);
+    else npm.kill(signal);
+    assert.is(await exited, 0, err);
     const survivors = await poll(async () => (tree.every((pid) => !isAlive(pid)) ? [] : undefined), 'every process gone', 12_000).catch(() => tree.filter(isAlive));
     assert.equal(survivors, [], `nothing outlives ${signal} to npm start`);
     assert.ok(Date.now() - started < 11_000, 'within the shutdown budget');
     assert.match(err, new RegExp(`"reason":"${signal}"`), 'the service itself got the signal');
+    assert.match(err, /"exitCode":0,"msg":"stopped"/, 'the graceful stop, not the second signal\'s');
   } finally {
     if (npm.exitCode === null) npm.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -45,5 +50,6 @@ async function runAndSignal(signal: NodeJS.Signals): Promise<void> {
 
 T('npm start :: SIGTERM stops the service and every backend', () => runAndSignal('SIGTERM'));
 T('npm start :: SIGINT stops the service and every backend', () => runAndSignal('SIGINT'));
+T("npm start :: Ctrl-C (SIGINT to npm's whole group: the service gets it twice) is one signal: the graceful stop, exit 0", () => runAndSignal('SIGINT', true));
 
 T.run();
