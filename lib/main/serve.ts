@@ -246,7 +246,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
           drainUntil,
           maxLineBytes: options.maxMessageBytes,
           onDropped: (bytes) =>
-            log.warn({ code: Code.hub_failed, bytes }, `${bytes} bytes of stdin were dropped: the MCP worker that took them died before reading them, twice in a row (or they were part of a line over --max-message-bytes); a request among them gets no answer`),
+            log.warn({ code: Code.hub_failed, bytes }, `${bytes} bytes of stdin were dropped: the MCP worker that took them died before reading them, twice in a row (or they are the rest of a line over --max-message-bytes whose start went to a worker that died); a request among them gets no answer`),
         })
       : null;
   // The hubs load while the listener opens; a request that comes first waits for them.
@@ -344,7 +344,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         [
           { name: 'stop accepting', run: () => server?.close() },
           { name: 'close MCP sessions', run: () => hubs?.stopAll() },
-          // stdio: lines read while no hub was up (one restarting) reach none now; the main thread does not read them to answer.
+          // stdio: lines read while no hub was up (one starting or restarting) reach none now; the main thread does not read them to answer.
           { name: 'count unread stdin', run: () => void (stdio?.unsentBytes && lostUnread(stdio.unsentBytes)) },
           { name: 'withdraw the announcement', run: () => announcement?.remove() },
           { name: 'close the control bus', run: () => control?.close() },

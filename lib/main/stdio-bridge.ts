@@ -174,7 +174,8 @@ export class StdioBridge {
 
   /**
    * Hub 0 went down: the requests it read and owed fail (an error line each); the lines it had not
-   * read go to the next one, before anything newer (or after EOF the service ends).
+   * read go to the next one, before anything newer. After EOF the service ends, unless such lines
+   * wait for the next hub (the drain deadline still holds).
    */
   detach(): void {
     const failure = this.pump ? failureLines(this.pump.stdioOwed) : '';
