@@ -1,6 +1,7 @@
 // Process facts read from /proc (Linux): RSS and CPU time of one process (its threads included,
 // its children excluded), descendants, and a sweep for processes tagged with a run marker.
 import fs from 'node:fs';
+import { descendantsOf } from '../../lib/shared/proc-stat.ts';
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on
 
@@ -117,36 +118,9 @@ export function machineMeter(): () => number {
   };
 }
 
-function parentMap(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid) ?? [];
-    list.push(Number(entry));
-    children.set(ppid, list);
-  }
-  return children;
-}
-
 /** Every live descendant of `root`. */
 export function descendants(root: number): number[] {
-  const children = parentMap();
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
+  return descendantsOf(root).map((stat) => stat.pid);
 }
 
 /** Alive and not a zombie. */

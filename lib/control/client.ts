@@ -107,8 +107,7 @@ export function callControl(
         handleLine(line.toString('utf8'));
         if (settled) return;
       }
-      // One byte more may be a CRLF line's '\r' (line-reader.ts).
-      if (reader.partialBytes > MAX_RESPONSE_BYTES + 1) tooLarge();
+      if (reader.overLimit) tooLarge();
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoServiceError(socketFile, { cause: error }));

@@ -185,8 +185,7 @@ function serveConnection(socket: net.Socket, handlers: ControlHandlers, log: Con
       if (socket.destroyed) return;
     }
     // A line already over the limit is not waited for.
-    // One byte more may be a CRLF line's '\r' (line-reader.ts).
-    if (reader.partialBytes > MAX_CONTROL_LINE_BYTES + 1) tooLong();
+    if (reader.overLimit) tooLong();
   });
   // The peer finished writing (e.g. `printf '...' | nc -U`): answer what is in flight, then end.
   socket.on('end', () => {

@@ -38,6 +38,11 @@ export class LineReader {
     return this.bytes;
   }
 
+  /** The line under way is over the limit however it ends (its one byte more may still be a CRLF line's '\r'): a caller may refuse to wait for its end. */
+  get overLimit(): boolean {
+    return this.bytes > this.maxBytes + 1;
+  }
+
   /** The stream ended: the line under way, if any, as if a '\n' had ended it. */
   end(): ReadLine | null {
     return this.bytes > 0 ? this.take() : null;

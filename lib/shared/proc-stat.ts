@@ -31,3 +31,26 @@ export function* eachProcStat(): Generator<ProcStat> {
     if (stat) yield stat;
   }
 }
+
+/**
+ * The processes descended from `pid` now (exited ones not yet reaped included; none where there is
+ * no /proc), those that left its process group or session included: a signal to the group does not
+ * reach them, and once their parent has exited nothing links them to it any more.
+ */
+export function descendantsOf(pid: number): ProcStat[] {
+  const children = new Map<number, ProcStat[]>();
+  for (const stat of eachProcStat()) {
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(stat);
+    children.set(stat.ppid, siblings);
+  }
+  const found: ProcStat[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}

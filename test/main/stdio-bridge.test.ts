@@ -57,7 +57,14 @@ function setup(stdout: Writable = new PassThrough(), maxLineBytes?: number) {
     const stdinText = () => received.flatMap((m) => (m.type === 'stdin' ? [Buffer.from(m.chunk).toString()] : [])).join('');
     return { pump, received, credit, stdinText, close: () => (channel.port1.close(), channel.port2.close()) };
   };
-  return { pump, bridge, hub, send, stdin, stdout, ends, clean, dropped, timers, clock, until, close, nextHub };
+  // The hub 0 attached dies, and the next one is up.
+  const replaceHub = () => {
+    bridge.detach();
+    const next = nextHub();
+    bridge.attach(next.pump);
+    return next;
+  };
+  return { pump, bridge, hub, send, stdin, stdout, ends, clean, dropped, timers, clock, until, close, nextHub, replaceHub };
 }
 
 test('stdio bridge :: stdin\'s end is passed on; the service ends once the hub has sent its last answer and stdout took it', async () => {
@@ -278,13 +285,9 @@ test('stdio bridge :: lines two hubs in a row died without reading are dropped, 
   t.bridge.attach(t.pump);
   t.stdin.write('{"kill":1}\n');
   await t.until(() => stdinOf(t.hub).length > 0, 'the line at the hub');
-  t.bridge.detach();
-  const second = t.nextHub();
-  t.bridge.attach(second.pump);
+  const second = t.replaceHub();
   await t.until(() => second.stdinText() === '{"kill":1}\n', 'the line sent again, once');
-  t.bridge.detach();
-  const third = t.nextHub();
-  t.bridge.attach(third.pump);
+  const third = t.replaceHub();
   t.stdin.write('{"id":4}\n');
   await t.until(() => third.stdinText().length > 0, 'stdin at the third hub');
   assert.is(third.stdinText(), '{"id":4}\n', 'not a third time');
@@ -348,9 +351,7 @@ test('stdio bridge :: after EOF, a hub that died owing a request: the next hub a
   await t.until(() => t.hub.some((m) => m.type === 'stdinEnd'), 'the end at the hub');
   t.send({ type: 'stdioOwed', add: [1], remove: [] });
   await t.until(() => t.pump.stdioOwed.size === 1, 'id 1 owed');
-  t.bridge.detach();
-  const next = t.nextHub();
-  t.bridge.attach(next.pump);
+  const next = t.replaceHub();
   await t.until(() => next.received.some((m) => m.type === 'stdinEnd'), 'the end at the next hub');
   next.pump.onStdoutEnd?.();
   await t.until(() => t.ends.length > 0, 'the end');
@@ -378,9 +379,7 @@ test("stdio bridge :: an acknowledgement from a dead hub's port counts for nothi
   t.bridge.attach(t.pump);
   t.stdin.write('{"id":1}\n');
   await t.until(() => stdinOf(t.hub).length > 0, 'the line at the first hub');
-  t.bridge.detach();
-  const second = t.nextHub();
-  t.bridge.attach(second.pump);
+  const second = t.replaceHub();
   await t.until(() => second.stdinText() === '{"id":1}\n', 'the line at the second hub');
   // The first hub's port acknowledges 9 bytes late: if the second hub's unread line were let go, nothing would be dropped below.
   t.send({ type: 'stdinCredit', bytes: 9 });

@@ -120,4 +120,14 @@ test("line-reader :: a CRLF line is measured without its '\\r': at the limit it 
   assert.is((end.end() as Buffer).toString(), 'abc\r', 'the last line at EOF too');
 });
 
+test("line-reader :: overLimit: the line under way is over the limit whatever its end; one byte more may still be a CRLF's '\\r'", () => {
+  const reader = new LineReader(3);
+  reader.push(Buffer.from('abcd'));
+  assert.is(reader.overLimit, false, 'four bytes: a fourth may be the CR');
+  reader.push(Buffer.from('e'));
+  assert.is(reader.overLimit, true);
+  reader.push(Buffer.from('\n'));
+  assert.is(reader.overLimit, false, 'a new line');
+});
+
 test.run();
