@@ -69,19 +69,25 @@ prog
     let service: Awaited<ReturnType<typeof serve>> | null = null;
     let early: NodeJS.Signals | null = null;
     let firstSignalAt: number | null = null;
+    let killing = false;
+    // Once a second signal has come, the exit code is 1 whichever path exits first.
+    const exit = (code: number) => process.exit(killing ? EXIT_RUNTIME : code);
     const onSignal = (signal: NodeJS.Signals) => {
       // A copy of the first that comes with it (npm passes Ctrl-C on to a service the terminal
-      // already signalled) is not a second signal.
-      if (firstSignalAt !== null && Date.now() - firstSignalAt < REPEAT_SIGNAL_MS) return;
+      // already signalled) is not a second signal; nor is anything after the second.
+      if (killing || (firstSignalAt !== null && Date.now() - firstSignalAt < REPEAT_SIGNAL_MS)) return;
       const second = firstSignalAt !== null;
       firstSignalAt ??= Date.now();
       // A second signal: no more waiting, but nothing is left behind either.
       if (second) {
-        service?.kill();
-        process.exit(EXIT_RUNTIME);
+        killing = true;
+        process.exitCode = EXIT_RUNTIME;
+        if (service) return void service.kill(signal).finally(() => exit(EXIT_RUNTIME));
+        process.stderr.write(`agent: second ${signal} while starting: exiting now with code 1 (backends started so far are ended by the next service's orphan sweep)\n`);
+        return exit(EXIT_RUNTIME);
       }
       if (!service) return void (early = signal);
-      void service.shutdown(signal).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
+      void service.shutdown(signal).then(exit, () => exit(EXIT_RUNTIME));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -92,8 +98,8 @@ prog
       process.exit(EXIT_RUNTIME);
     }
     const running = service;
-    void running.done.then((code) => process.exit(code));
-    if (early) void running.shutdown(early).then((code) => process.exit(code), () => process.exit(EXIT_RUNTIME));
+    void running.done.then(exit);
+    if (early) void running.shutdown(early).then(exit, () => exit(EXIT_RUNTIME));
   });
 
 // Prints a command's result and exits with its code.

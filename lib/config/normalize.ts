@@ -83,6 +83,18 @@ export function normalizeServer(name: string, value: unknown, defaults: ServerDe
       { file, path: where, expected: 'a server name of letters, digits, `_` and `-` that does not contain `_agent_`', found: `the name ${JSON.stringify(name)}` },
     ]);
   }
+  // Client-facing names are split on the first `_agent_` (decisions §9): `x_agent`'s tool `t`
+  // would be `x_agent_agent_t`, read as server `x`'s tool `agent_t`.
+  if (name.endsWith('_agent')) {
+    return invalid(name, looseTags, looseDisabled, [
+      {
+        file,
+        path: where,
+        expected: `a server name that does not end in \`_agent\` (clients' names \`${name}_agent_<tool>\` are split on their first \`_agent_\`, so its tools could not be reached)`,
+        found: `the name ${JSON.stringify(name)}`,
+      },
+    ]);
+  }
   const parsed = serverEntrySchema.safeParse(value, { reportInput: true });
   if (!parsed.success) return invalid(name, looseTags, looseDisabled, problemsFromZod(file, at, parsed.error));
   const entry: ServerEntry = parsed.data;

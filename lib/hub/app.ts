@@ -2,19 +2,34 @@
 // here as a web Request and leaves as a Response.
 import type { McpEndpoints } from './http.ts';
 import type { RestHandlers } from './rest.ts';
-import { Code, errorBody, httpStatus, Messages } from '../shared/errors.ts';
+import { Code, errorBody, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 
 export type HubApp = (request: Request) => Promise<Response>;
 
 const notFound = () => Response.json(errorBody(Code.not_found, Messages.noSuchRoute), { status: httpStatus(Code.not_found) });
 
+// The MCP endpoints' methods; another method gets 405 naming them (a JSON-RPC error, as the endpoints answer).
+const MCP_ROUTES: Record<string, { methods: string[]; use: string }> = {
+  '/mcp': { methods: ['GET', 'POST', 'DELETE'], use: "POST (requests), GET (a 2025 session's stream) or DELETE (end a 2025 session)" },
+  '/sse': { methods: ['GET'], use: 'GET (opens a legacy SSE session)' },
+  '/messages': { methods: ['POST'], use: 'POST (a legacy SSE session\'s messages)' },
+};
+
+function notAllowed(path: string, method: string, route: { methods: string[]; use: string }): Response {
+  return Response.json(jsonRpcErrorBody(Code.method_not_allowed, `Method ${method} is not allowed on ${path}; use ${route.use}`, -32000), {
+    status: httpStatus(Code.method_not_allowed),
+    headers: { allow: route.methods.join(', ') },
+  });
+}
+
 export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: RestHandlers }): HubApp {
   return async (request) => {
     const path = new URL(request.url).pathname;
-    if (mcp) {
+    const route = mcp ? MCP_ROUTES[path] : undefined;
+    if (mcp && route) {
+      if (!route.methods.includes(request.method)) return notAllowed(path, request.method, route);
       if (path === '/mcp') return mcp.mcp(request);
-      if (path === '/sse' && request.method === 'GET') return mcp.openSse(request);
-      if (path === '/messages' && request.method === 'POST') return mcp.postMessage(request);
+      return path === '/sse' ? mcp.openSse(request) : mcp.postMessage(request);
     }
     if (request.method !== 'GET' || !path.startsWith('/api/v1/')) return notFound();
     switch (path) {

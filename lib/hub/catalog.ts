@@ -8,6 +8,7 @@ import { MAX_TOOL_NAME_LENGTH, qualify, splitQualified } from '../shared/names.t
 import { isToolDisabled, withEffectiveDescription } from '../shared/tool-policy.ts';
 import { type BackendFilter, matchesTags } from '../shared/tag-filter.ts';
 import { aggregateHint, type CacheHint } from '../shared/cache-hint.ts';
+import { createHash } from 'node:crypto';
 import { mergedCapabilities } from './capabilities.ts';
 
 export type CatalogView = {
@@ -27,6 +28,11 @@ const HINTED_LISTS: HintedList[] = ['tools', 'prompts', 'resources', 'resourceTe
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
+/** One digest per list of a view: what a session last saw of it (ChangeNotifier's sinks compare). */
+export type ListDigests = Record<ListKind, string>;
+
+const digestOf = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('base64');
+
 /** Distinct session filters whose views are kept; the least recently used one goes first. */
 export const VIEW_CACHE_ENTRIES = 256;
 
@@ -34,6 +40,9 @@ export class Catalog {
   // Insertion order is recency order: a hit is moved to the end.
   private readonly cache = new Map<string, CatalogView>();
   private readonly warnedLongNames = new Set<string>();
+  // Until the next invalidate(): each connected backend's share of the lists, and each filter's digests.
+  private readonly backendDigests = new Map<string, ListDigests>();
+  private readonly filterDigests = new Map<string, ListDigests>();
 
   constructor(
     private readonly source: BackendSource,
@@ -43,6 +52,8 @@ export class Catalog {
   /** Drops cached views; call when a backend connects, disconnects or changes its lists. */
   invalidate(): void {
     this.cache.clear();
+    this.backendDigests.clear();
+    this.filterDigests.clear();
   }
 
   tagsOf(server: string): string[] | undefined {
@@ -116,6 +127,38 @@ export class Catalog {
     if (this.cache.size >= VIEW_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, view);
     return view;
+  }
+
+  /**
+   * What a session with this filter sees of each list, as digests: equal digests, nothing to tell
+   * it. Made of the digests of its visible backends' shares (each hashed once per change), so a
+   * thousand sessions with distinct filters cost a walk of the backends each, not a view each.
+   */
+  listDigests(filter: BackendFilter): ListDigests {
+    const key = filter === null ? '' : JSON.stringify(filter);
+    let digests = this.filterDigests.get(key);
+    if (!digests) {
+      const shares = this.visibleBackends(filter).map((b) => [b.name, this.backendShare(b)] as const);
+      const of = (kind: ListKind) => digestOf(shares.map(([name, share]) => [name, share[kind]]));
+      digests = { tools: of('tools'), prompts: of('prompts'), resources: of('resources') };
+      this.filterDigests.set(key, digests);
+    }
+    return digests;
+  }
+
+  // A connected backend's share of each list: what view() draws from it (its tools as its policy shows them).
+  private backendShare(b: BackendState): ListDigests {
+    let share = this.backendDigests.get(b.name);
+    if (!share) {
+      const inv = b.inventory!;
+      share = {
+        tools: digestOf([inv.tools, b.toolPolicy]),
+        prompts: digestOf(inv.prompts),
+        resources: digestOf([inv.resources, inv.resourceTemplates]),
+      };
+      this.backendDigests.set(b.name, share);
+    }
+    return share;
   }
 
   /**

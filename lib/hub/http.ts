@@ -5,7 +5,7 @@
 // with this hub's prefix (`h<index>-`) so the main thread routes a session's requests here.
 import { randomUUID } from 'node:crypto';
 import { createMcpHandler, isLegacyRequest, type Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import type { Catalog } from './catalog.ts';
+import type { Catalog, ListDigests } from './catalog.ts';
 import { Code, type ErrorCode, errorBody, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -24,7 +24,9 @@ const REAP_INTERVAL_MS = 60_000;
 /** At most one log line per this interval about refused sessions. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
-type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number };
+// `seen`: what the session's client last saw of each list (at its initialize, or when last told of a
+// change); a list it sees through its tag filter is told of only when it differs.
+type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number; filter: BackendFilter; seen: ListDigests };
 
 export type McpEndpointsOptions = {
   catalog: Catalog;
@@ -124,7 +126,8 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       maxRequestBodySize,
       sessionIdGenerator: () => `${sessionPrefix}${randomUUID()}`,
-      onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now() }),
+      // What it has seen is taken as it joins the sessions told of changes: none falls in between.
+      onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now(), filter, seen: catalog.listDigests(filter) }),
     });
     transport.onclose = () => {
       if (transport.sessionId) streamable.delete(transport.sessionId);
@@ -181,14 +184,15 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       onOverflow: (bytes) => log.warn({ code: Code.client_too_slow, session: transport.sessionId, bufferedBytes: bytes }, 'SSE session closed: its client fell too far behind (more than 8 MiB queued)'),
     });
     const server = serverFor(filter);
-    sse.set(transport.sessionId, { server, transport, lastActivity: now() });
+    sse.set(transport.sessionId, { server, transport, lastActivity: now(), filter, seen: catalog.listDigests(filter) });
     transport.onclose = () => void sse.delete(transport.sessionId);
     await server.connect(transport);
     return transport.response;
   }
 
   async function postMessage(request: Request): Promise<Response> {
-    const sessionId = new URL(request.url).searchParams.get('sessionId') ?? '';
+    const sessionId = new URL(request.url).searchParams.get('sessionId');
+    if (!sessionId) return jsonRpcError(Code.bad_request, 'Bad Request: the sessionId query parameter is required (the endpoint event of GET /sse names it)');
     const session = sse.get(sessionId);
     if (!session) return jsonRpcError(Code.session_not_found, `Session not found: ${sessionId}`);
     session.lastActivity = now();
@@ -197,6 +201,9 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
 
   const unsubscribe = notifier.subscribe((kind) => {
     for (const session of [...streamable.values(), ...sse.values()]) {
+      const now = catalog.listDigests(session.filter)[kind];
+      if (now === session.seen[kind]) continue;
+      session.seen = { ...session.seen, [kind]: now };
       sendListChanged(session.server, kind).catch((error: Error) => log.debug({ err: error.message }, 'could not notify a session'));
     }
     if (kind === 'tools') modern.notify.toolsChanged();

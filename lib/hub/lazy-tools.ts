@@ -78,8 +78,9 @@ export function toolList(args: Record<string, unknown>, { view, tagsOf }: LazyCo
 export function findTool(args: Record<string, unknown>, view: CatalogView): Tool {
   const server = text(args, 'server', true)!;
   const tool = text(args, 'tool', true)!;
-  const qualified = tool.startsWith(`${server}_agent_`) ? tool : qualify(server, tool);
-  const found = view.tools.find((t) => t.name === qualified);
+  // The backend's own name first: a tool may itself be named `<server>_agent_...`.
+  const named = (name: string) => view.tools.find((t) => t.name === name);
+  const found = named(qualify(server, tool)) ?? (tool.startsWith(`${server}_agent_`) ? named(tool) : undefined);
   if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${tool} on server ${server}`, { server, tool });
   return found;
 }

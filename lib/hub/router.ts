@@ -13,7 +13,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
-import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from './uri-rewrite.ts';
+import { qualifyPromptResult, qualifyReadResult, qualifyResourceError, qualifyToolResult } from './uri-rewrite.ts';
 import type { TaskIdCodec } from './task-ids.ts';
 import { type TaskExtra, TaskRouter } from './task-router.ts';
 import type { TaskOwners } from './tasks.ts';
@@ -265,7 +265,11 @@ export class Router {
 
   async readResource(qualifiedUri: string, filter: BackendFilter, extra: RouteExtra) {
     const target = await this.target('resource', qualifiedUri, filter);
-    return qualifyReadResult(target.backend.name, await this.send(target, 'resources/read', { uri: target.name }, extra));
+    try {
+      return qualifyReadResult(target.backend.name, await this.send(target, 'resources/read', { uri: target.name }, extra));
+    } catch (error) {
+      throw qualifyResourceError(target.backend.name, target.name, error);
+    }
   }
 
   async complete(ref: { type: string; name?: string; uri?: string }, params: Record<string, unknown>, filter: BackendFilter, extra: RouteExtra) {

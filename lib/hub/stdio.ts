@@ -65,7 +65,12 @@ export function serveOverStdio({ catalog, router, notifier, log, channel, maxMes
           { transport, onerror: (error) => log.debug({ err: error.message }, 'MCP stdio error') },
         );
   });
+  // What the client last saw of each list: a change its lists do not show (a tag) is not told.
+  let seen = catalog.listDigests(null);
   const unsubscribe = notifier.subscribe((kind) => {
+    const now = catalog.listDigests(null)[kind];
+    if (now === seen[kind]) return;
+    seen = { ...seen, [kind]: now };
     if (current) sendListChanged(current, kind).catch(() => undefined);
   });
   return {

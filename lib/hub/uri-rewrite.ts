@@ -1,6 +1,9 @@
 // Resource URIs inside results name the backend's own resources; clients know them only in the
 // client-facing form `<server>_agent_<uri>`, and read them back through the service. Rewrites
-// `resource_link` blocks and embedded resources in tool results and prompt messages. Pure.
+// `resource_link` blocks and embedded resources in tool results and prompt messages, and the URI
+// of a failed read. Pure.
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { Code } from '../shared/errors.ts';
 import { qualify } from '../shared/names.ts';
 import { isPlainObject as isObject } from '../shared/plain-object.ts';
 
@@ -35,4 +38,24 @@ export function qualifyPromptResult(server: string, result: Record<string, unkno
 export function qualifyReadResult(server: string, result: Record<string, unknown>): Record<string, unknown> {
   if (!Array.isArray(result.contents)) return result;
   return { ...result, contents: result.contents.map((c) => (isObject(c) && typeof c.uri === 'string' ? { ...c, uri: qualify(server, c.uri) } : c)) };
+}
+
+/**
+ * A backend's error for a resources/read, in client-facing form: a `data.uri` names the client's
+ * URI, and a "not found" (what the SDK reads as one: -32002, or -32602 whose data is `{uri}`
+ * alone) is answered as the router answers an unknown resource, naming the URI the client asked
+ * for (the backend's message was sanitized, which hid it) with the catalogue's code. Any other
+ * error is returned as it is.
+ */
+export function qualifyResourceError(server: string, backendUri: string, error: unknown): unknown {
+  if (!(error instanceof ProtocolError)) return error;
+  const data = isObject(error.data) ? error.data : undefined;
+  const onlyUri = data !== undefined && typeof data.uri === 'string' && Object.keys(data).length === 1;
+  const notFound = error.code === ProtocolErrorCode.ResourceNotFound || (error.code === ProtocolErrorCode.InvalidParams && onlyUri);
+  if (notFound) {
+    const uri = qualify(server, typeof data?.uri === 'string' ? data.uri : backendUri);
+    return new ProtocolError(error.code, `Unknown resource: ${uri} (backend '${server}' has no such resource)`, { ...data, code: Code.unknown_resource, uri, backend: server });
+  }
+  if (typeof data?.uri !== 'string') return error;
+  return new ProtocolError(error.code, error.message, { ...data, uri: qualify(server, data.uri) });
 }

@@ -52,6 +52,9 @@ const STDIN_DRAIN_MARGIN_MS = 5_000;
 /** How long the shutdown waits for a stdio client to read what stdout still holds. */
 const STDOUT_FLUSH_MS = 2_000;
 
+/** How long a second signal waits for its log line to be written before the process exits. */
+const KILL_LOG_FLUSH_MS = 500;
+
 /** The whole shutdown: backends stop in parallel (2 s + 2 s grace, then SIGKILL), with room to spare. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -60,8 +63,8 @@ export type RunningService = {
   port: number | null;
   /** Stops everything; resolves with the exit code (1 when a step failed or the deadline passed). */
   shutdown(reason: string): Promise<0 | 1>;
-  /** SIGKILLs every backend process group at once (a second signal). */
-  kill(): void;
+  /** SIGKILLs every backend process group at once (a second signal), logs it; settles when the log is written (at most 500 ms). */
+  kill(signal: string): Promise<void>;
   /** Settles with the exit code when the service has shut down by itself (stdin EOF in stdio mode). */
   done: Promise<0 | 1>;
 };
@@ -367,5 +370,10 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     })();
     return stopping;
   }
-  return { port, shutdown, kill: () => registry.killAll(), done };
+  const kill = (signal: string) => {
+    log.warn({ signal, exitCode: 1 }, `second ${signal}: every backend's process group SIGKILLed, exiting now with code 1`);
+    registry.killAll();
+    return Promise.race([flushLogger(log), new Promise<void>((resolve) => setTimeout(resolve, KILL_LOG_FLUSH_MS))]);
+  };
+  return { port, shutdown, kill, done };
 }

@@ -25,13 +25,13 @@ export type ErrorEntry = {
 const CATALOGUE = {
   internal: { meaning: 'An unexpected failure inside the service (a bug); the message says what failed', status: 500, rpc: -32603 },
   usage: { meaning: 'A command line that cannot run: an unknown option, a missing or extra argument, an invalid option value', exit: EXIT_USAGE },
-  bad_request: { meaning: 'A request that cannot be read: malformed JSON or an unknown op on the control socket, a 2025 MCP request without its Mcp-Session-Id, an HTTP request with more than one Host header or a target that is no URL', status: 400, rpc: -32000 },
+  bad_request: { meaning: 'A request that cannot be read: malformed JSON or an unknown op on the control socket, a 2025 MCP request without its Mcp-Session-Id, a POST /messages without its sessionId, an HTTP request with more than one Host header or a target that is no URL', status: 400, rpc: -32000 },
   message_too_large: { meaning: 'A message over its size limit: an MCP request body over --max-message-bytes, a control request line over 1 MiB', status: 413, rpc: -32600 },
   protocol_error: { meaning: 'A thread sent a message this version does not know (a bug)' },
 
   // The HTTP routes.
   not_found: { meaning: 'No such route, or no such server or tool in a REST view or /health/mcp/<server>', status: 404 },
-  method_not_allowed: { meaning: 'An HTTP method the service does not serve (TRACE, CONNECT, TRACK)', status: 405 },
+  method_not_allowed: { meaning: 'An HTTP method the service does not serve (TRACE, CONNECT, TRACK; on /mcp anything but GET, POST and DELETE)', status: 405 },
   forbidden_host: { meaning: 'The Host header is not admitted (DNS rebinding guard); see --allowed-hosts', status: 403 },
   forbidden_origin: { meaning: 'The Origin header is not admitted (browser pages of other sites); see --allowed-origins', status: 403 },
   rate_limited: { meaning: "Over the health routes' quota for this client IP; retry after Retry-After seconds", status: 429 },

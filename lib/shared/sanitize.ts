@@ -32,6 +32,14 @@ const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\
 const KEY_VALUE =
   /((?:password|passwd|secret|token|api[_-]?key|authorization)[\w-]{0,32}["']?\s{0,8}[:=]\s{0,8})(?!expected )("[^"]*"?|'[^']*'?|(?:(?:bearer|basic|digest|token)\s+)?[^\s,;&"']+)/gi;
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
+// `Basic <base64 of user:password>` outside a key (`you sent Basic dXNlcjpw...`): a padded run of
+// base64 that decodes to text with a `:`, so `Basic Settings` and `basic TCP/IPv4` stay.
+const BASIC = /\b(Basic|basic|BASIC)\s+([A-Za-z0-9+/]{4,}={0,2})(?![\w+/=])/g;
+function isBasicToken(token: string): boolean {
+  if (token.length % 4 !== 0) return false;
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  return decoded.includes(':') && !/[\u0000-\u001f\u007f\ufffd]/.test(decoded);
+}
 // A URL parameter whose name ends in a secret's word (`?key=`, `&sig=`, `#access_token=`,
 // `?apiKey=`, `X-Amz-Signature=`): its value goes; `?author=`, `&keyword=`, `&monkey=` stay.
 // A value ends at the next `?` or `;` too, so a parameter that holds a URL does not hide the secret one after it.
@@ -81,6 +89,7 @@ function withoutCredentials(s: string): string {
       return `${key}${quote}[REDACTED]${quote}`;
     })
     .replace(BEARER, '$1 [REDACTED]')
+    .replace(BASIC, (match, word: string, token: string) => (isBasicToken(token) ? `${word} [REDACTED]` : match))
     .replace(QUERY_PARAM, (match, sep: string, name: string) => (secretQueryName(name) ? `${sep}${name}=[REDACTED]` : match))
     .replace(TOKENS, '[REDACTED]');
 }

@@ -49,8 +49,13 @@ export function decodeUserinfo(text: string): string {
   }
 }
 
-// The secret of a URL's user:password@ (sent as a Basic Authorization header: lib/backend/url-credentials.ts):
-// the password, or a user given alone (`https://TOKEN@host`), as written and decoded.
+/** The token of the Basic Authorization header a URL's user:password@ is sent as (lib/backend/url-credentials.ts). */
+export function basicTokenOf(parsed: URL): string {
+  return Buffer.from(`${decodeUserinfo(parsed.username)}:${decodeUserinfo(parsed.password)}`, 'utf8').toString('base64');
+}
+
+// The secret of a URL's user:password@: the password, or a user given alone (`https://TOKEN@host`),
+// as written and decoded, and the Basic token it is sent as (a backend may echo that back).
 function urlCredentials(url: string): string[] {
   let parsed: URL;
   try {
@@ -59,7 +64,7 @@ function urlCredentials(url: string): string[] {
     return [];
   }
   const secret = parsed.password || parsed.username;
-  return secret ? [secret, decodeUserinfo(secret)] : [];
+  return secret ? [secret, decodeUserinfo(secret), basicTokenOf(parsed)] : [];
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */

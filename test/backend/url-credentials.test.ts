@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { moveUrlCredentials } from '../../lib/backend/url-credentials.ts';
-import { secretValuesOf } from '../../lib/shared/secret-values.ts';
+import { maskSecretValues, secretValuesOf } from '../../lib/shared/secret-values.ts';
 import type { RemoteSpec } from '../../lib/config/types.ts';
 
 const basic = (userinfo: string) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
@@ -24,11 +24,15 @@ test("url credentials :: a '%' that is no valid encoding is taken as written, no
   assert.equal(moveUrlCredentials('https://bob:p^x|y100%zz@h.example/mcp', {}).headers, { Authorization: basic('bob:p^x|y100%zz') });
 });
 
-test("url credentials :: the URL's password (or a user given alone) is one of the server's secrets, as written and decoded", () => {
+test("url credentials :: the URL's password (or a user given alone) is one of the server's secrets, as written and decoded, and so is the Basic token it is sent as", () => {
   const secrets = secretValuesOf(remote('https://bob:Zq7hunter%402Remote@mcp.example.com/mcp'));
   assert.ok(secrets.includes('Zq7hunter@2Remote') && secrets.includes('Zq7hunter%402Remote'), secrets.join());
   assert.ok(secretValuesOf(remote('https://bob:100%pass-word@h.example/mcp')).includes('100%pass-word'));
   assert.ok(secretValuesOf(remote('https://ghp_TOKENabcdef123@h.example/mcp')).includes('ghp_TOKENabcdef123'));
+  // The Basic token it is sent as: a backend that echoes the header back is masked too.
+  const sent = moveUrlCredentials('https://admin:UrlPassw0rdQQ@h.example/mcp', {}).headers.Authorization!.slice('Basic '.length);
+  assert.ok(secretValuesOf(remote('https://admin:UrlPassw0rdQQ@h.example/mcp')).includes(sent), sent);
+  assert.is(maskSecretValues(`you sent Basic ${sent} / x`, secretValuesOf(remote('https://admin:UrlPassw0rdQQ@h.example/mcp'))), 'you sent Basic [REDACTED] / x');
 });
 
 test.run();

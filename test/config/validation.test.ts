@@ -139,6 +139,8 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['empty name', '', { command: 'node' }, P('mcpServers[""]', 'expected a server name of letters, digits, `_` and `-` that does not contain `_agent_`, found the name ""')],
   ['name containing _agent_', 'git_agent_hub', { command: 'node' }, P('mcpServers.git_agent_hub', 'expected a server name of letters, digits, `_` and `-` that does not contain `_agent_`, found the name "git_agent_hub"')],
   ['name ending in _agent_', 'x_agent_', { command: 'node' }, P('mcpServers.x_agent_', 'expected a server name of letters, digits, `_` and `-` that does not contain `_agent_`, found the name "x_agent_"')],
+  ['name ending in _agent', 'x_agent', { command: 'node' }, P('mcpServers.x_agent', 'expected a server name that does not end in `_agent` (clients\' names `x_agent_agent_<tool>` are split on their first `_agent_`, so its tools could not be reached), found the name "x_agent"')],
+  ['name that is _agent', '_agent', { command: 'node' }, P('mcpServers._agent', 'expected a server name that does not end in `_agent` (clients\' names `_agent_agent_<tool>` are split on their first `_agent_`, so its tools could not be reached), found the name "_agent"')],
   ['bad name wins over a bad body', 'bad/name', { command: 5 }, P('mcpServers["bad/name"]', 'expected a server name of letters, digits, `_` and `-` that does not contain `_agent_`, found the name "bad/name"')],
 
   // transport shape
@@ -519,7 +521,7 @@ test('validation :: tool filtering fields are kept (trimmed)', () => {
 });
 
 test('validation :: server names that are allowed', () => {
-  for (const name of ['a', 'A-b_c', '123', 'agent', '_agent', 'my_agent-x', 'x-agent-y']) valid(name, { command: 'node' });
+  for (const name of ['a', 'A-b_c', '123', 'agent', 'agent_x', 'x_agents', 'my_agent-x', 'x-agent-y', 'x_agent-']) valid(name, { command: 'node' });
 });
 
 test.run();

@@ -224,4 +224,32 @@ R('e2e config reload :: a backend with tools only connecting sends tools/list_ch
   assert.is(resources, 0, 'no resources/list_changed');
 });
 
+R('e2e config reload :: a session filtered by tags hears list_changed only for lists its filter shows', async () => {
+  const current = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
+  writeConfig(svc.configFile, { mcpServers: { ...current.mcpServers, zoned: fixture({ tags: ['zone'] }) } });
+  await poll(async () => (await pids()).zoned != null, 'the tagged backend connected');
+  await new Promise((r) => setTimeout(r, 3 * CHANGE_DEBOUNCE_MS));
+  const filtered = new V1Client({ name: 'e2e-reload-tags', version: '1.0.0' });
+  let filteredChanges = 0;
+  filtered.setNotificationHandler(ToolListChangedNotificationSchema, async () => void filteredChanges++);
+  await filtered.connect(new V1HttpTransport(new URL(`${svc.base}/mcp?tags=zone`)));
+  try {
+    const serversListed = async () => [...new Set((await filtered.listTools()).tools.map((t) => t.name.split('_agent_')[0]))].sort();
+    assert.equal(await serversListed(), ['zoned'], 'it sees the tagged backend only');
+    // A backend outside the filter: the unfiltered session is told, the filtered one is not.
+    let seen = changes;
+    writeConfig(svc.configFile, { mcpServers: { ...current.mcpServers, zoned: fixture({ tags: ['zone'] }), untagged: fixture({}) } });
+    await poll(async () => changes > seen, 'tools/list_changed for the unfiltered session');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.is(filteredChanges, 0, 'no list_changed for a list the filter does not show');
+    // One inside it: both are told, and the filtered list has it.
+    seen = changes;
+    writeConfig(svc.configFile, { mcpServers: { ...current.mcpServers, zoned: fixture({ tags: ['zone'] }), untagged: fixture({}), zoned2: fixture({ tags: ['zone'] }) } });
+    await poll(async () => changes > seen && filteredChanges > 0, 'tools/list_changed on both sessions');
+    assert.equal(await serversListed(), ['zoned', 'zoned2']);
+  } finally {
+    await filtered.close();
+  }
+});
+
 R.run();

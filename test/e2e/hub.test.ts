@@ -82,15 +82,20 @@ One('hub :: an SSE stream and a 2025 GET stream stay open and carry notification
   let streamChanges = 0;
   sse.setNotificationHandler(ToolListChangedNotificationSchema, async () => void sseChanges++);
   streamable.setNotificationHandler(ToolListChangedNotificationSchema, async () => void streamChanges++);
-  await sse.connect(new V1SseTransport(new URL(`${svc.base}/sse`)));
-  await streamable.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
-  await new Promise((r) => setTimeout(r, 3_000));
-  const config = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
-  writeConfig(svc.configFile, { mcpServers: { ...config.mcpServers, other: fixture({ tags: ['other', 'retagged'] }) } });
-  await poll(async () => sseChanges > 0 && streamChanges > 0, 'list_changed on both streams');
-  assert.ok((await sse.listTools()).tools.length > 0);
-  await sse.close();
-  await streamable.close();
+  // Closed whatever happens: an SSE client left open retries its stream for ever once the service stops.
+  try {
+    await sse.connect(new V1SseTransport(new URL(`${svc.base}/sse`)));
+    await streamable.connect(new V1HttpTransport(new URL(`${svc.base}/mcp`)));
+    await new Promise((r) => setTimeout(r, 3_000));
+    const config = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
+    // A change of the tool list (a tag alone changes nothing these unfiltered sessions see).
+    writeConfig(svc.configFile, { mcpServers: { ...config.mcpServers, other: fixture({ tags: ['other'], disabledTools: ['add'] }) } });
+    await poll(async () => sseChanges > 0 && streamChanges > 0, 'list_changed on both streams');
+    assert.not.ok((await sse.listTools()).tools.some((t) => t.name === 'other_agent_add'));
+  } finally {
+    await sse.close();
+    await streamable.close();
+  }
 });
 
 // One raw HTTP/1.1 exchange: the status line of the answer and its body.
@@ -417,7 +422,7 @@ Two('hub :: 2025 sessions spread over both hubs and each stays on its hub; a cha
   // Every session keeps working: its requests reach the hub that holds it.
   for (const { client } of sessions) for (let i = 0; i < 3; i++) assert.equal((await client.callTool({ name: 'fixture_agent_add', arguments: { a: i, b: 1 } })).content, [{ type: 'text', text: String(i + 1) }]);
   const config = JSON.parse(fs.readFileSync(two.configFile, 'utf8'));
-  writeConfig(two.configFile, { mcpServers: { ...config.mcpServers, fixture: fixture({ tags: ['retagged'] }) } });
+  writeConfig(two.configFile, { mcpServers: { ...config.mcpServers, fixture: fixture({ disabledTools: ['add'] }) } });
   await poll(async () => sessions.every((s) => s.changes > 0), 'list_changed on every session, both hubs');
   for (const { client } of sessions) await client.close();
 });

@@ -193,6 +193,18 @@ E('e2e mcp :: a 2025 client (v1 SDK) works and pages through a small page size t
   await client.close();
 });
 
+E('e2e mcp :: a method /mcp does not serve gets 405, a /messages post without its session 400', async () => {
+  for (const method of ['PUT', 'PATCH', 'HEAD'] as const) {
+    const res = await fetch(`${svc.base}/mcp`, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, ...(method === 'HEAD' ? {} : { body: '{}' }) });
+    assert.is(res.status, 405, method);
+    assert.is(res.headers.get('allow'), 'GET, POST, DELETE', method);
+    if (method !== 'HEAD') assert.match(await res.text(), `Method ${method} is not allowed on /mcp`, method);
+  }
+  const unnamed = await fetch(`${svc.base}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  assert.is(unnamed.status, 400);
+  assert.match(await unnamed.text(), 'the sessionId query parameter is required');
+});
+
 E('e2e mcp :: a backend log message during a call reaches the client that made the call', async () => {
   const client = new V1Client({ name: 'e2e-v1-logs', version: '1.0.0' });
   const received: unknown[] = [];
@@ -305,6 +317,21 @@ E('e2e mcp :: a backend error message reaches the client sanitized', async () =>
   assert.match(message, /cannot read \[PATH\] with token=\[REDACTED\] from 10\.1\.2\.0/);
   assert.not.match(message, /secret\.pem|abc123/);
   await client.close();
+});
+
+E('e2e mcp :: a resource its backend does not have is named as the client asked for it', async () => {
+  for (const version of ['legacy', 'auto'] as const) {
+    const { client, connect } = v2(new URL(`${svc.base}/mcp`), version);
+    await connect();
+    const error = await client.readResource({ uri: 'fixture_agent_nope://x' }).then(
+      () => null,
+      (e: { message: string; data?: unknown }) => e,
+    );
+    assert.ok(error, version);
+    assert.match(error!.message, "Unknown resource: fixture_agent_nope://x (backend 'fixture' has no such resource)", version);
+    assert.equal(error!.data, { uri: 'fixture_agent_nope://x', code: 'unknown_resource', backend: 'fixture' }, version);
+    await client.close();
+  }
 });
 
 E('e2e mcp :: errors name the unknown tool, the disconnected backend and the timeout', async () => {

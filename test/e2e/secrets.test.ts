@@ -3,6 +3,8 @@
 // URL parameter: none reaches the service log, the health output or `agent mcp status`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runCli, startService } from '../helpers/service.ts';
 
 const SECRET = 'supersecret-e2e-4711';
@@ -46,6 +48,38 @@ test('secrets :: configured secrets and a secret URL parameter printed by a back
     }
   } finally {
     await svc.stop();
+  }
+});
+
+test("secrets :: a remote URL's user:password@ is masked when the backend echoes the Basic header it was sent", async () => {
+  // A remote backend that refuses every request, naming the Authorization header it got.
+  const echo = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end(`bad request, you sent ${req.headers.authorization} / auth=${req.headers.authorization}`));
+  });
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  const port = (echo.address() as AddressInfo).port;
+  const token = Buffer.from('admin:UrlPassw0rdQQ').toString('base64');
+  const svc = await startService({ config: { mcpServers: { rbasic: { url: `http://admin:UrlPassw0rdQQ@127.0.0.1:${port}/mcp`, connectionTimeout: 2000 } } }, args: ['--health-info-level', 'basic'] });
+  try {
+    const failed = await svc.waitFor(async () => {
+      const r = await svc.get('/health/mcp/rbasic');
+      return typeof r.body.lastError === 'string' && r.body.lastError.includes('you sent') && r;
+    }, 'the refusal reported');
+    assert.match(failed.body.lastError, /you sent Basic \[REDACTED\]/);
+    const status = await runCli(['mcp', 'status', 'rbasic', '--config', svc.configFile]);
+    for (const [where, text] of [
+      ['log', JSON.stringify(svc.logs)],
+      ['/health/mcp', JSON.stringify((await svc.get('/health/mcp')).body)],
+      ['/health/mcp/rbasic', JSON.stringify(failed.body)],
+      ['agent mcp status', status.stdout + status.stderr],
+    ] as const) {
+      assert.ok(!text.includes(token) && !text.includes('UrlPassw0rdQQ'), `${where} shows the credentials: ${text.slice(0, 400)}`);
+    }
+  } finally {
+    await svc.stop();
+    echo.closeAllConnections();
+    await new Promise((resolve) => echo.close(resolve));
   }
 });
 

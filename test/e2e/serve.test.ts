@@ -297,3 +297,29 @@ Cli('e2e serve :: a missing config file is created in --config-dir, with minimal
 });
 
 Cli.run();
+
+// ---------------------------------------------------------------------------------------------
+const Second = suite('e2e serve (a second signal)');
+
+Second('e2e serve :: a second SIGTERM during a slow stop kills the backends, says so in the log and exits 1', async () => {
+  // A backend that ignores SIGTERM and its stdin's end: its graceful stop takes both grace periods.
+  const stubborn = { command: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6);"], connectionTimeout: 60_000 };
+  const svc = await startService({ config: { mcpServers: { stubborn } } });
+  const pids = await svc.waitFor(async () => {
+    const found = descendants(svc.child.pid!);
+    return found.length > 0 && found;
+  }, 'the backend process');
+  const exited = new Promise<number | null>((resolve) => svc.child.once('exit', (code) => resolve(code)));
+  svc.child.kill('SIGTERM');
+  await svc.waitForLog((l) => /shutting down/.test(String(l.msg)));
+  await new Promise((r) => setTimeout(r, 1_200)); // past the 1 s in which a repeat counts as a copy
+  svc.child.kill('SIGTERM');
+  assert.is(await exited, 1);
+  // 'exit' may come before the last of stderr is read.
+  const line = await svc.waitForLog((l) => /^second SIGTERM/.test(String(l.msg)), 5_000);
+  assert.is(line.exitCode, 1);
+  assert.equal(await svc.waitFor(async () => (pids.every((pid) => !isAlive(pid)) ? [] : undefined), 'the backend killed', 5_000).catch(() => pids.filter(isAlive)), []);
+  await svc.stop();
+});
+
+Second.run();

@@ -21,8 +21,21 @@ test('hub app :: the MCP endpoints by path and method', async () => {
   assert.is((await call(app, 'DELETE', '/mcp')).text, '{"handler":"mcp"}');
   assert.is((await call(app, 'GET', '/sse')).text, '{"handler":"openSse"}');
   assert.is((await call(app, 'POST', '/messages?sessionId=x')).text, '{"handler":"postMessage"}');
-  assert.equal(await call(app, 'POST', '/sse'), NO_ROUTE);
-  assert.equal(await call(app, 'GET', '/messages'), NO_ROUTE);
+});
+
+test('hub app :: another method on an MCP endpoint is 405 with the ones it takes', async () => {
+  const app = createHubApp({ mcp, rest });
+  for (const [method, path, allow] of [
+    ['PUT', '/mcp', 'GET, POST, DELETE'],
+    ['HEAD', '/mcp', 'GET, POST, DELETE'],
+    ['POST', '/sse', 'GET'],
+    ['GET', '/messages', 'POST'],
+  ] as const) {
+    const response = await app(new Request(`http://localhost${path}`, { method }));
+    assert.is(response.status, 405, `${method} ${path}`);
+    assert.is(response.headers.get('allow'), allow, `${method} ${path}`);
+    if (method !== 'HEAD') assert.match(await response.text(), `Method ${method} is not allowed on ${path}`);
+  }
 });
 
 test('hub app :: the REST views, GET only; one tool with its names decoded', async () => {

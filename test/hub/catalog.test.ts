@@ -108,4 +108,32 @@ test('catalog :: the view cache is bounded: 10,000 distinct filters keep at most
   }
 });
 
+test("catalog :: a view's list digests change with what that view shows, and only then", () => {
+  const { t, add } = table();
+  const a = add('a', ['x'], ['one']);
+  const catalog = new Catalog(t, silent);
+  const onlyX = parseTagFilter('x');
+  const before = { x: catalog.listDigests(onlyX), all: catalog.listDigests(null) };
+  assert.is(catalog.listDigests(onlyX), before.x, 'kept with its view until a change');
+  add('b', ['y'], ['two']);
+  catalog.invalidate();
+  assert.equal(catalog.listDigests(onlyX), before.x, 'a backend outside the filter changes nothing it shows');
+  const all = catalog.listDigests(null);
+  assert.is.not(all.tools, before.all.tools);
+  assert.is.not(all.prompts, before.all.prompts);
+  assert.is.not(all.resources, before.all.resources);
+  a.inventory!.tools.push(tool('three'));
+  catalog.invalidate();
+  const after = catalog.listDigests(onlyX);
+  assert.is.not(after.tools, before.x.tools, 'a tool of its own backend');
+  assert.equal([after.prompts, after.resources], [before.x.prompts, before.x.resources], 'the other lists are untouched');
+  const withThree = catalog.listDigests(onlyX).tools;
+  a.toolPolicy = { disabledTools: ['three'], toolDescriptionOverrides: {} };
+  catalog.invalidate();
+  assert.is.not(catalog.listDigests(onlyX).tools, withThree, 'a tool its policy hides');
+  a.tags = ['z'];
+  catalog.invalidate();
+  assert.is.not(catalog.listDigests(onlyX).tools, after.tools, 'a backend leaving the filter by its tags');
+});
+
 test.run();

@@ -1,7 +1,8 @@
 // uri-rewrite.ts: table tests of each rewrite, backend results in, client-facing results out.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { qualifyPromptResult, qualifyReadResult, qualifyToolResult } from '../../lib/hub/uri-rewrite.ts';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { qualifyPromptResult, qualifyReadResult, qualifyResourceError, qualifyToolResult } from '../../lib/hub/uri-rewrite.ts';
 
 type Json = Record<string, unknown>;
 type Case = { name: string; input: Json; expected: Json };
@@ -153,6 +154,32 @@ test('uri-rewrite :: the server name is the prefix: another server gives another
     ['a', 'b-2', 'x.y'].map((server) => (qualifyToolResult(server, result).content as { uri: string }[])[0]!.uri),
     ['a_agent_mem://a', 'b-2_agent_mem://a', 'x.y_agent_mem://a'],
   );
+});
+
+test('uri-rewrite :: a failed read names the resource as the client asked for it', () => {
+  const asError = (e: unknown) => e as ProtocolError;
+  // The SDK's "not found" (-32602 whose data is {uri} alone), its message sanitized by the router.
+  const sdk = asError(qualifyResourceError('fx', 'nope://x', new ProtocolError(-32602, 'Resource not found: [URL]', { uri: 'nope://x' })));
+  assert.is(sdk.code, -32602);
+  assert.is(sdk.message, "Unknown resource: fx_agent_nope://x (backend 'fx' has no such resource)");
+  assert.equal(sdk.data, { uri: 'fx_agent_nope://x', code: 'unknown_resource', backend: 'fx' });
+  // The URI the backend names (normalized by it), whatever the message.
+  const normalized = asError(qualifyResourceError('fx', 'https://h.example', new ProtocolError(-32602, 'no such thing', { uri: 'https://h.example/' })));
+  assert.equal(normalized.data, { uri: 'fx_agent_https://h.example/', code: 'unknown_resource', backend: 'fx' });
+  // The older -32002, with or without data.
+  const old = asError(qualifyResourceError('fx', 'nope://x', new ProtocolError(-32002, 'Resource not found', undefined)));
+  assert.is(old.code, -32002);
+  assert.equal(old.data, { code: 'unknown_resource', uri: 'fx_agent_nope://x', backend: 'fx' });
+  // Another error naming a URI: only the URI is the client's; message and code stay.
+  const invalid = asError(qualifyResourceError('fx', 'bad://', new ProtocolError(-32602, 'Resource URI [URL] is invalid', { uri: 'bad://', why: 'x' })));
+  assert.equal([invalid.code, invalid.message, invalid.data], [-32602, 'Resource URI [URL] is invalid', { uri: 'fx_agent_bad://', why: 'x' }]);
+  // Errors that name no URI, and what is not an MCP error, are returned as they are.
+  const other = new ProtocolError(-32603, 'boom', { code: 'backend_failed' });
+  assert.is(qualifyResourceError('fx', 'nope://x', other), other);
+  const bare = new ProtocolError(-32602, 'Resource nope://x not found', undefined);
+  assert.is(qualifyResourceError('fx', 'nope://x', bare), bare);
+  const plain = new Error('x');
+  assert.is(qualifyResourceError('fx', 'nope://x', plain), plain);
 });
 
 test.run();
