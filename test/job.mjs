@@ -44,3 +44,6 @@ globalThis.UVU_QUEUE.forEach((group, index) => {
 });
 await uvu.exec(false);
 if (process.env.TEST_TIMINGS_FILE) fs.writeFileSync(process.env.TEST_TIMINGS_FILE, JSON.stringify(timings));
+// Every file has run: something a test left open (an SSE client retrying a stopped service, a
+// timer) must not keep the shard, and so the whole run, waiting for ever. uvu set the exit code.
+process.exit();

@@ -33,6 +33,15 @@ test('test runner :: a suite whose before hook threw is a failure, though uvu ex
   assert.match(run.stdout, /2 shard\(s\)/);
 });
 
+test('test runner :: a shard whose tests left a timer running still ends once its files have run', async () => {
+  const { child, done } = runner(['passes|leaves-a-timer', '--jobs', '1']);
+  const killer = setTimeout(() => child.kill('SIGTERM'), 20_000); // passed on to the shard
+  const run = await done;
+  clearTimeout(killer);
+  assert.is(run.code, 0, run.stdout);
+  assert.equal(totals(run), [3, 0]);
+});
+
 test('test runner :: a file that does not load is a failure, and the shard runs its other files', async () => {
   const run = await runner(['passes|does-not-load', '--jobs', '1']).done;
   assert.is(run.code, 1, run.stdout);
