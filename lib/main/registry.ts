@@ -7,6 +7,7 @@ import { changedKeys, specChange } from '../config/spec-diff.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import type { StopCause } from './lost-calls.ts';
 import { newBackendState } from '../shared/backend-state.ts';
+import { descendantsOfAll } from '../shared/proc-stat.ts';
 import { Code } from '../shared/errors.ts';
 import type { StateTable } from './state-table.ts';
 
@@ -164,10 +165,20 @@ export class BackendRegistry {
     await Promise.all(handles.map((h) => this.retire(h, 'stopped')));
   }
 
-  /** SIGKILLs every backend's process group now (a failed or too slow shutdown, a second signal). */
+  /** SIGKILLs every backend's process group, and what left one, now (a failed or too slow shutdown, a second signal). */
   killAll(): void {
-    for (const handle of this.handles.values()) handle.kill();
-    for (const handle of this.stopping) handle.kill();
+    const handles = [...this.handles.values(), ...this.stopping];
+    // What left a backend's process group (setsid, a detached spawn) is not reached by the group's
+    // signal: one walk of /proc finds it first (the process exits right after, so it cannot wait).
+    const strays = descendantsOfAll(handles.flatMap((handle) => (handle.state.pid === null ? [] : [handle.state.pid])));
+    for (const handle of handles) handle.kill();
+    for (const { pid } of strays) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone already (with its group) */
+      }
+    }
   }
 
   handle(name: string): BackendHandle | undefined {

@@ -38,6 +38,12 @@ export function* eachProcStat(): Generator<ProcStat> {
  * reach them, and once their parent has exited nothing links them to it any more.
  */
 export function descendantsOf(pid: number): ProcStat[] {
+  return descendantsOfAll([pid]);
+}
+
+/** The processes descended from any of `pids`, as descendantsOf finds them, from one walk of /proc. */
+export function descendantsOfAll(pids: readonly number[]): ProcStat[] {
+  if (pids.length === 0) return [];
   const children = new Map<number, ProcStat[]>();
   for (const stat of eachProcStat()) {
     const siblings = children.get(stat.ppid) ?? [];
@@ -45,7 +51,7 @@ export function descendantsOf(pid: number): ProcStat[] {
     children.set(stat.ppid, siblings);
   }
   const found: ProcStat[] = [];
-  const queue = [pid];
+  const queue = [...pids];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     for (const child of children.get(next) ?? []) {
       found.push(child);

@@ -34,8 +34,10 @@ const KEY_VALUE =
 const BEARER = /\b(bearer)\s+[^\s,;"']+/gi;
 // `Basic <base64 of user:password>` outside a key (`you sent Basic dXNlcjpw...`): a padded run of
 // base64 that decodes to text with a `:`, so `Basic Settings` and `basic TCP/IPv4` stay.
-const BASIC = /\b(Basic|basic|BASIC)\s+([A-Za-z0-9+/]{4,}={0,2})(?![\w+/=])/g;
-function isBasicToken(token: string): boolean {
+// A `/` in it may come JSON-escaped (`\/`).
+const BASIC = /\b(Basic|basic|BASIC)\s+((?:[A-Za-z0-9+/]|\\\/){4,}={0,2})(?![\w+/=])/g;
+function isBasicToken(written: string): boolean {
+  const token = written.replaceAll('\\/', '/');
   if (token.length % 4 !== 0) return false;
   const decoded = Buffer.from(token, 'base64').toString('utf8');
   return decoded.includes(':') && !/[\u0000-\u001f\u007f\ufffd]/.test(decoded);

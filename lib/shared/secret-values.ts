@@ -64,7 +64,9 @@ function urlCredentials(url: string): string[] {
     return [];
   }
   const secret = parsed.password || parsed.username;
-  return secret ? [secret, decodeUserinfo(secret), basicTokenOf(parsed)] : [];
+  const token = basicTokenOf(parsed);
+  // The token also without its `=` padding, as some echo it.
+  return secret ? [secret, decodeUserinfo(secret), token, token.replace(/=+$/, '')] : [];
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
@@ -82,9 +84,11 @@ export function secretValuesOf(spec: BackendSpec): string[] {
   return [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
-// The shapes a secret is masked in: as written, JSON-escaped, URL-encoded.
+// The shapes a secret is masked in: as written, JSON-escaped (also with `/` as `\/`, as PHP's
+// json_encode writes it), URL-encoded.
 function formsOf(secret: string): string[] {
-  return [...new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])];
+  const json = JSON.stringify(secret).slice(1, -1);
+  return [...new Set([secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)])];
 }
 
 /**

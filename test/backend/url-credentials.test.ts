@@ -33,6 +33,10 @@ test("url credentials :: the URL's password (or a user given alone) is one of th
   const sent = moveUrlCredentials('https://admin:UrlPassw0rdQQ@h.example/mcp', {}).headers.Authorization!.slice('Basic '.length);
   assert.ok(secretValuesOf(remote('https://admin:UrlPassw0rdQQ@h.example/mcp')).includes(sent), sent);
   assert.is(maskSecretValues(`you sent Basic ${sent} / x`, secretValuesOf(remote('https://admin:UrlPassw0rdQQ@h.example/mcp'))), 'you sent Basic [REDACTED] / x');
+  // Echoed without its padding, or JSON-escaped with its `/` as `\/`.
+  const slashed = secretValuesOf(remote('http://admin:ab~c%3Fd~e%3Ff@h.example/mcp'));
+  assert.is(maskSecretValues('token YWRtaW46YWJ+Yz9kfmU/Zg invalid', slashed), 'token [REDACTED] invalid');
+  assert.is(maskSecretValues('{"received":"Basic YWRtaW46YWJ+Yz9kfmU\\/Zg=="}', slashed), '{"received":"Basic [REDACTED]"}');
 });
 
 test.run();

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { descendants, isAlive } from '../helpers/processes.ts';
+import { descendants, isAlive, processesWith } from '../helpers/processes.ts';
 import { backendFixture, EVERYTHING_SERVER, FIXTURE_SERVER, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
 
 const fixture = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FIXTURE_SERVER], ...extra });
@@ -302,24 +302,35 @@ Cli.run();
 const Second = suite('e2e serve (a second signal)');
 
 Second('e2e serve :: a second SIGTERM during a slow stop kills the backends, says so in the log and exits 1', async () => {
-  // A backend that ignores SIGTERM and its stdin's end: its graceful stop takes both grace periods.
-  const stubborn = { command: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6);"], connectionTimeout: 60_000 };
+  // A backend that ignores SIGTERM and its stdin's end (its graceful stop takes both grace
+  // periods), with a grandchild in a session of its own (out of the backend's process group).
+  const marker = `second-signal-grandchild-${process.pid}-${Date.now()}`;
+  const grandchild = `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6)', '${marker}'], { detached: true, stdio: 'ignore' }).unref();`;
+  const stubborn = { command: process.execPath, args: ['-e', `${grandchild} process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6);`], connectionTimeout: 60_000 };
   const svc = await startService({ config: { mcpServers: { stubborn } } });
-  const pids = await svc.waitFor(async () => {
-    const found = descendants(svc.child.pid!);
-    return found.length > 0 && found;
-  }, 'the backend process');
-  const exited = new Promise<number | null>((resolve) => svc.child.once('exit', (code) => resolve(code)));
-  svc.child.kill('SIGTERM');
-  await svc.waitForLog((l) => /shutting down/.test(String(l.msg)));
-  await new Promise((r) => setTimeout(r, 1_200)); // past the 1 s in which a repeat counts as a copy
-  svc.child.kill('SIGTERM');
-  assert.is(await exited, 1);
-  // 'exit' may come before the last of stderr is read.
-  const line = await svc.waitForLog((l) => /^second SIGTERM/.test(String(l.msg)), 5_000);
-  assert.is(line.exitCode, 1);
-  assert.equal(await svc.waitFor(async () => (pids.every((pid) => !isAlive(pid)) ? [] : undefined), 'the backend killed', 5_000).catch(() => pids.filter(isAlive)), []);
-  await svc.stop();
+  let pids: number[] = [];
+  try {
+    pids = await svc.waitFor(async () => {
+      // The backend's own command line names the marker too (in the script that spawns it).
+      const stray = processesWith(marker).filter((p) => !p.cmdline.includes('child_process'));
+      return stray.length === 1 && [...descendants(svc.child.pid!), stray[0]!.pid];
+    }, 'the backend process and its grandchild');
+    const exited = new Promise<number | null>((resolve) => svc.child.once('exit', (code) => resolve(code)));
+    svc.child.kill('SIGTERM');
+    await svc.waitForLog((l) => /shutting down/.test(String(l.msg)));
+    await new Promise((r) => setTimeout(r, 1_200)); // past the 1 s in which a repeat counts as a copy
+    svc.child.kill('SIGTERM');
+    assert.is(await exited, 1);
+    // 'exit' may come before the last of stderr is read.
+    const line = await svc.waitForLog((l) => /^second SIGTERM/.test(String(l.msg)), 5_000);
+    assert.is(line.exitCode, 1);
+    assert.equal(await svc.waitFor(async () => (pids.every((pid) => !isAlive(pid)) ? [] : undefined), 'the backend and its grandchild killed', 5_000).catch(() => pids.filter(isAlive)), []);
+  } finally {
+    // Whatever failed, nothing of this test is left running.
+    if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
+    for (const pid of [...pids, ...processesWith(marker).map((p) => p.pid)]) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await svc.stop();
+  }
 });
 
 Second.run();

@@ -21,6 +21,7 @@ const cases: Array<[name: string, input: unknown, expected: string]> = [
   ['Basic token after auth=', 'internal error: auth=Basic dXNlcjpwYXNz.', 'internal error: auth=Basic [REDACTED].'],
   ['Basic and a word stay', 'Basic Settings, basic authentication and BASIC usage', 'Basic Settings, basic authentication and BASIC usage'],
   ['Basic and a word that looks like base64 stay', 'basic TCP/IPv4 support, basic LinkedIn, Basic OpenAPIs, Basic 12345678, Basic v1/v2/v3/v4x', 'basic TCP/IPv4 support, basic LinkedIn, Basic OpenAPIs, Basic 12345678, Basic v1/v2/v3/v4x'],
+  ['a Basic token with a JSON-escaped slash, in JSON-escaped text', 'body: {\\"received\\":\\"Basic YWRtaW46YWJ+Yz9kfmU\\/Zg==\\"}', 'body: {\\"received\\":\\"Basic [REDACTED]\\"}'],
   ['a user-only Basic token', `sent Basic ${Buffer.from('tok:').toString('base64')}`, 'sent Basic [REDACTED]'],
   ['a Basic token of a non-ASCII password', `sent Basic ${Buffer.from('bob:pässwörd').toString('base64')}`, 'sent Basic [REDACTED]'],
   ['password=value', 'login failed password=hunter2 user=bob', 'login failed password=[REDACTED] user=bob'],

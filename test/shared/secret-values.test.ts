@@ -73,6 +73,7 @@ test('secret values :: every occurrence masked, as written, JSON-escaped or URL-
   assert.is(maskSecretValues('auth failed for key abc123xyz-long (abc123) abc123', secrets), 'auth failed for key [REDACTED] ([REDACTED]) [REDACTED]');
   assert.is(maskSecretValues('{"msg":"pa\\"ss\\\\word-long"} and pa"ss\\word-long', secrets), '{"msg":"[REDACTED]"} and [REDACTED]');
   assert.is(maskSecretValues('GET /x?k=abc%2Fdef%2Bghi%3D%3D', secrets), 'GET /x?k=[REDACTED]');
+  assert.is(maskSecretValues('{"k":"abc\\/def+ghi=="}', secrets), '{"k":"[REDACTED]"}', 'JSON with `/` escaped (PHP)');
   assert.is(maskSecretValues('nothing here', secrets), 'nothing here');
 });
 
