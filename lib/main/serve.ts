@@ -371,7 +371,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     return stopping;
   }
   const kill = (signal: string) => {
-    log.warn({ signal, exitCode: 1 }, `second ${signal}: every backend's process group SIGKILLed, exiting now with code 1`);
+    log.warn({ signal, exitCode: 1 }, `second ${signal}: every backend's process group (and what left it) SIGKILLed, exiting now with code 1`);
     registry.killAll();
     return Promise.race([flushLogger(log), new Promise<void>((resolve) => setTimeout(resolve, KILL_LOG_FLUSH_MS))]);
   };
