@@ -27,7 +27,8 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  minify: true,
+  // AGENT_BUNDLE_NO_MINIFY=1 keeps names for a profile (benchmarks/README.md).
+  minify: !process.env.AGENT_BUNDLE_NO_MINIFY,
   legalComments: 'none',
   logLevel: 'warning',
 };

@@ -168,7 +168,8 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const eldFile = path.join(dir, 'eld.ndjson');
   const threadsFile = path.join(dir, 'threads.ndjson');
   const serveArgs = ['serve', '--port', '0', '--host', '127.0.0.1', '--config', configFile, '--health-info-level', 'full', '--health-rate-limit', '0', '--no-reload', ...(options.serveArgs ?? [])];
-  const prof = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  // BENCH_PERF=1: JIT code named for `perf record` (benchmarks/README.md).
+  const prof = [...(options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : []), ...(process.env.BENCH_PERF ? ['--perf-basic-prof'] : [])];
   const preloads = ['--import', PRELOAD, '--import', THREADS_PRELOAD, ...(options.traceDir ? ['--import', TRACE_PRELOAD] : [])];
   const args =
     options.entry === 'dist'

@@ -81,16 +81,25 @@ export type PumpOptions = {
   maxBacklogBytes?: number;
   /** A client was cut off for not reading: `bytes` were waiting. */
   onBacklog?: (bytes: number) => void;
+  /** How long a POST's head waits for its first bytes while other calls are under way (HEAD_HOLD_MS). */
+  headHoldMs?: number;
 };
 
 /** Twice the default --max-message-bytes: one whole message always fits behind the window. */
 export const DEFAULT_MAX_BACKLOG_BYTES = 32 * 1024 * 1024;
 
+/** How long a POST's answer head waits for its first bytes while other POSTs are being answered (lib/hub/pump-outbox.ts). */
+export const HEAD_HOLD_MS = 50;
+
 export function servePump(port: MessagePort, app: HubApp, onError: (error: unknown) => void, options: PumpOptions = {}): PumpServer {
-  const { maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES, onBacklog } = options;
+  const { maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES, onBacklog, headHoldMs = HEAD_HOLD_MS } = options;
   const exchanges = new Map<number, Exchange>();
   const post = (message: PumpToMain, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let stdoutUnacked = 0;
+  // POSTs whose answers have sent no bytes yet: calls under way. With another one, an answer's
+  // head waits for its first bytes (lib/hub/pump-outbox.ts). A stream that has sent its first
+  // bytes (a listen stream's acknowledgement) no longer counts.
+  let postsWaiting = 0;
   // Every writer waiting for the window (several answers can be under way at once).
   let stdoutWaiters: (() => void)[] = [];
 
@@ -108,20 +117,29 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         : Response.json(errorBody(Code.bad_request, `Bad Request: ${sanitize(error)}`), { status: httpStatus(Code.bad_request) });
       return void respond(message.id, exchange, async () => refusal);
     }
-    void respond(message.id, exchange, () => app(request));
+    if (message.method !== 'POST') return void respond(message.id, exchange, () => app(request));
+    postsWaiting++;
+    let waiting = true;
+    const bytesSent = () => {
+      if (waiting) postsWaiting--;
+      waiting = false;
+    };
+    void respond(message.id, exchange, () => app(request), bytesSent).finally(bytesSent);
   }
 
   function requestOf(message: Extract<PumpToHub, { type: 'request' }>, exchange: Exchange): Request {
-    const body = NO_BODY.has(message.method) ? null : message.ended ? message.body : streamedBody(message.id, exchange);
+    const whole = NO_BODY.has(message.method) || !message.ended ? null : message.body;
+    // A body that came whole stays beside the Request (lib/hub/whole-body.ts says why).
+    const body = NO_BODY.has(message.method) || message.ended ? null : streamedBody(message.id, exchange);
     const headers = headersOf(message.headers);
     const request = new Request(urlOf(message.url, headers.get('host')), {
       method: message.method,
       headers,
       body,
       signal: exchange.abort.signal,
-      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      ...(body ? { duplex: 'half' } : {}),
     } as RequestInit);
-    if (body instanceof Uint8Array) rememberWholeBody(request, body);
+    if (whole) rememberWholeBody(request, whole);
     return request;
   }
 
@@ -141,7 +159,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     });
   }
 
-  async function respond(id: number, exchange: Exchange, produce: () => Promise<Response>): Promise<void> {
+  async function respond(id: number, exchange: Exchange, produce: () => Promise<Response>, bytesSent?: () => void): Promise<void> {
     let response: Response;
     try {
       response = await produce();
@@ -155,7 +173,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     }
     const failure = failureFrame(response);
     const outbox = new Outbox(id, post, exchange.abort.signal);
-    outbox.head({ status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) });
+    outbox.head({ status: response.status, headers: [...response.headers], ...(failure ? { failure } : {}) }, bytesSent && postsWaiting > 1 ? headHoldMs : 0);
     const unwatch = watchFailureFrame(response, (frame) => {
       outbox.flush();
       post({ type: 'failure', id, failure: frame ?? null });
@@ -181,6 +199,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
           backlogBytes -= chunk.byteLength;
           exchange.unacked += chunk.byteLength;
           outbox.chunk(chunk);
+          bytesSent?.();
         }
         // What waits beyond the window, never a single chunk (one big answer always goes out).
         if (!paced && backlog.length > 1 && backlogBytes > maxBacklogBytes) {

@@ -8,6 +8,7 @@ import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextp
 import { Code, httpStatus, jsonRpcErrorBody, rpcCode } from '../shared/errors.ts';
 import { setFailureIds } from './failure-frame.ts';
 import { markPaced } from './paced-body.ts';
+import { bodyText } from './whole-body.ts';
 
 export const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const KEEP_ALIVE_MS = 15_000;
@@ -111,7 +112,7 @@ export class LegacySseServerTransport implements Transport {
     }
     let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(JSON.parse(await request.text()));
+      message = parseJSONRPCMessage(JSON.parse(await bodyText(request)));
     } catch (error) {
       const parse = error instanceof SyntaxError;
       return jsonRpcError(400, parse ? -32700 : -32600, parse ? 'Parse error: the body is not valid JSON' : 'Invalid Request: the body is not a JSON-RPC message');

@@ -392,6 +392,36 @@ E('e2e mcp :: tag filters select the backends a session sees; a malformed filter
   assert.is(both.status, 400);
 });
 
+E('e2e mcp :: a POST body that is not JSON is refused with -32700: a new 2025 session, an open one, a 2026-07-28 request, a legacy SSE session', async () => {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const refusal = async (res: Response, what: string) => {
+    assert.is(res.status, 400, what);
+    assert.is(((await res.json()) as { error?: { code?: number } }).error?.code, -32700, what);
+  };
+  await refusal(await fetch(`${svc.base}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":"2.0",' }), 'no session');
+  const init = await fetch(`${svc.base}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+  });
+  const session = init.headers.get('mcp-session-id');
+  assert.ok(session, 'a 2025 session opened');
+  await init.body?.cancel();
+  await refusal(await fetch(`${svc.base}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-06-18' }, body: 'not json' }), 'in the session');
+  await fetch(`${svc.base}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': session! } });
+  await refusal(await fetch(`${svc.base}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, body: '[{' }), '2026-07-28');
+  // A legacy SSE session: its endpoint event names the URL to post to.
+  const stream = await fetch(`${svc.base}/sse`, { headers: { accept: 'text/event-stream' } });
+  const reader = stream.body!.getReader();
+  let events = '';
+  while (!/data: (\S+)/.test(events)) events += new TextDecoder().decode((await reader.read()).value);
+  const endpoint = /data: (\S+)/.exec(events)![1]!;
+  await refusal(await fetch(new URL(endpoint, svc.base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":' }), 'SSE session');
+  const accepted = await fetch(new URL(endpoint, svc.base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+  assert.is(accepted.status, 202, 'a JSON message in the same session is taken');
+  await reader.cancel();
+});
+
 E('e2e mcp :: the legacy SSE endpoint serves v1 and v2 SSE clients', async () => {
   const v1 = new V1Client({ name: 'e2e-v1-sse', version: '1.0.0' });
   await v1.connect(new V1SseTransport(new URL(`${svc.base}/sse?tags=remote`)));

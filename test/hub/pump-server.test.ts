@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { HubApp } from '../../lib/hub/app.ts';
 import { markPaced } from '../../lib/hub/paced-body.ts';
-import { type PumpOptions, servePump } from '../../lib/hub/pump-server.ts';
-import { wholeBodyOf } from '../../lib/hub/whole-body.ts';
+import { HEAD_HOLD_MS, type PumpOptions, servePump } from '../../lib/hub/pump-server.ts';
+import { bodyText, wholeBodyOf } from '../../lib/hub/whole-body.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
@@ -82,7 +82,7 @@ test('pump server :: a request streams in, the answer streams out with its head,
 test('pump server :: a whole request: the head leaves at once, the bytes and end of one turn in one message, no body credit', async () => {
   const seen: string[] = [];
   const p = setup(async (request) => {
-    seen.push(await request.text());
+    seen.push(await bodyText(request));
     // An SSE answer whose event comes a little later, as a tool call's does, and ends with it.
     return new Response(
       new ReadableStream<Uint8Array>({
@@ -110,11 +110,72 @@ test('pump server :: a whole request: the head leaves at once, the bytes and end
   p.close();
 });
 
-test('pump server :: a body that came whole is also readable as its bytes, without the stream; a streamed one is not', async () => {
-  const seen: { bytes: string | null; text: string }[] = [];
+test('pump server :: with POSTs answered at once, a head waits for its first bytes (one message each), or leaves after HEAD_HOLD_MS; a lone POST\'s head and a GET\'s do not wait', async () => {
+  // Each answer's event comes when the test says (by the request body's id), or never.
+  const release = new Map<string, () => void>();
+  const p = setup(async (request) => {
+    const key = request.method === 'GET' ? 'get' : await bodyText(request);
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          release.set(key, () => {
+            controller.enqueue(new TextEncoder().encode(`data: ${key}\n\n`));
+            controller.close();
+          });
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  });
+  p.send(whole(1, 'POST', '/mcp', 'a'));
+  await p.until(() => p.answers(1).length === 1, 'the lone POST\'s head');
+  assert.equal([p.answers(1)[0]!.head?.status, p.answers(1)[0]!.chunks.length], [200, 0], 'a lone POST: the head at once');
+  p.send(whole(2, 'POST', '/mcp', 'b'));
+  p.send(whole(3, 'GET', '/mcp'));
+  await p.until(() => release.has('b') && p.answers(3).length === 1, 'the second POST under way, the GET\'s head');
+  await tick(30);
+  assert.is(p.answers(2).length, 0, 'with another POST under way the head waits for the bytes');
+  release.get('b')!();
+  await p.until(() => p.ended(2), 'the second POST answered');
+  assert.is(p.answers(2).length, 1, 'head, bytes and end in one message');
+  assert.equal([p.answers(2)[0]!.head?.status, p.body(2)], [200, 'data: b\n\n']);
+  const since = Date.now();
+  p.send(whole(4, 'POST', '/mcp', 'c'));
+  await p.until(() => p.answers(4).length === 1, 'the held head, without bytes');
+  assert.ok(Date.now() - since >= HEAD_HOLD_MS - 5, `held ${Date.now() - since} ms`);
+  assert.equal([p.answers(4)[0]!.head?.status, p.answers(4)[0]!.chunks.length, p.answers(4)[0]!.end], [200, 0, false], 'a head no bytes followed leaves alone');
+  for (const key of ['a', 'c', 'get']) release.get(key)!();
+  await p.until(() => p.ended(1) && p.ended(3) && p.ended(4), 'every answer ended');
+  p.close();
+});
+
+test('pump server :: a POST stream that has sent its first bytes (a listen stream) does not hold the heads of the calls after it', async () => {
+  // A hold longer than the test waits: a held head would time the test out.
+  const p = setup(async (request) => {
+    const key = await bodyText(request);
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          // The listen stream acknowledges at once and stays open; a call answers later.
+          if (key === 'listen') controller.enqueue(new TextEncoder().encode('data: ack\n\n'));
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  }, { headHoldMs: 60_000 });
+  p.send(whole(1, 'POST', '/mcp', 'listen'));
+  await p.until(() => p.body(1) === 'data: ack\n\n', 'the acknowledgement');
+  p.send(whole(2, 'POST', '/mcp', 'call'));
+  await p.until(() => p.answers(2).length === 1, 'the call\'s head');
+  assert.equal([p.answers(2)[0]!.head?.status, p.answers(2)[0]!.chunks.length], [200, 0], 'the head at once: no other call under way');
+  p.close();
+});
+
+test('pump server :: a body that came whole is its bytes beside a Request without a body; a streamed one is the Request\'s; bodyText reads either', async () => {
+  const seen: { bytes: string | null; own: string; text: string }[] = [];
   const p = setup(async (request) => {
     const bytes = wholeBodyOf(request);
-    seen.push({ bytes: bytes ? new TextDecoder().decode(bytes) : null, text: await request.text() });
+    seen.push({ bytes: bytes ? new TextDecoder().decode(bytes) : null, own: bytes ? await request.clone().text() : '(streamed)', text: await bodyText(request) });
     return new Response('ok');
   });
   p.send(whole(7, 'POST', '/mcp', '{"id":7}'));
@@ -124,8 +185,8 @@ test('pump server :: a body that came whole is also readable as its bytes, witho
   p.send({ type: 'end', id: 8 });
   await p.until(() => p.ended(8), 'the streamed request answered');
   assert.equal(seen, [
-    { bytes: '{"id":7}', text: '{"id":7}' },
-    { bytes: null, text: '{"id":8}' },
+    { bytes: '{"id":7}', own: '', text: '{"id":7}' },
+    { bytes: null, own: '(streamed)', text: '{"id":8}' },
   ]);
   p.close();
 });
@@ -322,6 +383,19 @@ test('pump server :: an abort from the main thread aborts the request and cancel
   await p.until(() => aborted && cancelled, 'abort and cancel');
   assert.is(p.server.active, 0);
   assert.not.ok(p.ended() || p.received.some((m) => m.type === 'reset'), 'nothing more is sent for an aborted exchange');
+  p.close();
+});
+
+test('pump server :: an abort from the main thread also aborts a whole POST (its Request has no body of its own)', async () => {
+  let aborted = false;
+  const p = setup(async (request) => {
+    request.signal.addEventListener('abort', () => (aborted = true));
+    return new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode('event: hello\n\n')) }), { headers: { 'Content-Type': 'text/event-stream' } });
+  });
+  p.send(whole(4, 'POST', '/mcp', '{"id":4}'));
+  await p.until(() => p.sent() > 0, 'the first event');
+  p.send({ type: 'abort', id: 4 });
+  await p.until(() => aborted, 'the abort heard by the whole POST');
   p.close();
 });
 
