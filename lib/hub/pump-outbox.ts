@@ -5,7 +5,9 @@
 // call's critical path (+0.4 ms p50 per call measured with `benchmarks/overhead-only.ts`). When
 // the hub answers several calls at once, the caller holds it for up to `holdMs` to leave with the
 // first bytes: one message, one wake-up of the main thread, one socket write and one read by the
-// client instead of two each, CPU that a busy machine gives to the calls themselves.
+// client instead of two each, CPU that a busy machine gives to the calls themselves. The failure
+// frame rides with the head: a hub that dies during the hold leaves the main thread's 503, as
+// before the head.
 import type { PumpToMain, ResponseHead } from '../shared/messages/pump.ts';
 
 type Post = (message: PumpToMain, transfer?: ArrayBuffer[]) => void;

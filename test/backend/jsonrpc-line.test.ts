@@ -10,6 +10,10 @@ const lines: Record<string, unknown> = {
   'result, string id': { jsonrpc: '2.0', id: 'a-1', result: {} },
   'result with _meta': { jsonrpc: '2.0', id: 2, result: { _meta: { progressToken: 1, 'io.modelcontextprotocol/serverInfo': { name: 1 } }, content: [] } },
   'result with a 2026-07-28 _meta': { jsonrpc: '2.0', id: 2, result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1' } }, content: [{ type: 'text', text: 'x'.repeat(4096) }] } },
+  'result, serverInfo with a key the schema drops': { jsonrpc: '2.0', id: 2, result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x', version: '1', vendor: 'acme' } } } },
+  'result, malformed serverInfo': { jsonrpc: '2.0', id: 2, result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'x' } } } },
+  'result, id past the safe integers': { jsonrpc: '2.0', id: 2 ** 53, result: {} },
+  'result, id 1e300': { jsonrpc: '2.0', id: 1e300, result: {} },
   'result, empty _meta': { jsonrpc: '2.0', id: 2, result: { _meta: {} } },
   'result, null _meta': { jsonrpc: '2.0', id: 2, result: { _meta: null } },
   'result, array _meta': { jsonrpc: '2.0', id: 2, result: { _meta: [] } },
@@ -48,6 +52,15 @@ const outcome = (parse: () => unknown) => {
 for (const [name, value] of Object.entries(lines)) {
   test(`parseJsonRpcLine :: ${name} as the SDK parses it`, () => {
     const text = JSON.stringify(value);
+    assert.equal(outcome(() => parseJsonRpcLine(text)), outcome(() => deserializeMessage(text)));
+  });
+}
+
+for (const [name, text] of Object.entries({
+  'result with an own __proto__ key': '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"x":1},"k":1}}',
+  '_meta with an own __proto__ key': '{"jsonrpc":"2.0","id":1,"result":{"_meta":{"__proto__":{"x":1},"k":1}}}',
+})) {
+  test(`parseJsonRpcLine :: ${name} as the SDK parses it`, () => {
     assert.equal(outcome(() => parseJsonRpcLine(text)), outcome(() => deserializeMessage(text)));
   });
 }
