@@ -27,12 +27,12 @@ import { backendNice, niceNotGiven } from './backend-nice.ts';
 import { type LossCause, lostCallsMessage, type StopCause } from './lost-calls.ts';
 
 /** What the crash-loop line tells the operator to do, where the control bus runs. */
-export const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
+const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
 
 export type HandleOptions = {
   log: Logger;
-  /** The crash-loop line's advice when CRASH_LOOP_ADVICE does not apply (no control bus: stdio mode). */
-  crashLoopAdvice?: () => string;
+  /** The crash-loop line's advice where CRASH_LOOP_ADVICE does not apply (no control bus: stdio mode); undefined where it does. */
+  crashLoopAdvice?: () => string | undefined;
   /** Something clients can see changed: connection state or the inventory. */
   onChange?: (name: string) => void;
   /** Any fact of the backend changed (the hubs hear of it). */

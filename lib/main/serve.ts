@@ -40,7 +40,6 @@ import { loadStateKey } from './state-key.ts';
 import { StateTable } from './state-table.ts';
 import type { StatusView } from './status-view.ts';
 import { StdioBridge } from './stdio-bridge.ts';
-import { CRASH_LOOP_ADVICE } from './backend-handle.ts';
 import { DEFAULT_REQUEST_TIMEOUT } from '../shared/backend-spec.ts';
 import { throttledReport } from './throttled-report.ts';
 import { survivesWorkerStartFailures } from './worker-start-failure.ts';
@@ -161,7 +160,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     },
     onDown: (name, message) => hubs?.broadcast({ type: 'backendDown', name, message }),
     // Without a control bus (stdio mode, or one that did not start) `agent mcp restart` cannot reach this service.
-    crashLoopAdvice: () => (control ? CRASH_LOOP_ADVICE : 'fix its configuration: a saved change to its entry restarts it'),
+    crashLoopAdvice: () => (control ? undefined : 'fix its configuration: a saved change to its entry restarts it'),
   });
   const loader = new ConfigLoader(options.workerNice);
   const reloader = new ConfigReloader({
