@@ -16,7 +16,7 @@ import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { withFailureFrame } from './failure-frame.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
-import { wholeBodyOf } from './whole-body.ts';
+import { bodyText, wholeBodyOf } from './whole-body.ts';
 
 /** A legacy session nobody has used for this long is closed (clients rarely send DELETE). */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -51,16 +51,13 @@ function jsonRpcError(code: ErrorCode, message: string, rpc?: number): Response 
   return Response.json(jsonRpcErrorBody(code, message, rpc), { status: httpStatus(code) });
 }
 
-const utf8 = new TextDecoder();
-
 // A POST's JSON body, read from the bytes that came whole or else from a copy (the request stays
 // readable), or undefined when it has none or it is not JSON: the SDK then reads the request
 // itself and answers the parse error.
 async function jsonBody(request: Request): Promise<unknown> {
   if (request.method !== 'POST') return undefined;
   try {
-    const whole = wholeBodyOf(request);
-    const text = whole ? utf8.decode(whole) : await request.clone().text();
+    const text = wholeBodyOf(request) ? await bodyText(request) : await request.clone().text();
     return text ? JSON.parse(text) : undefined;
   } catch {
     return undefined;
