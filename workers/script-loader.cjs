@@ -9,24 +9,14 @@
 'use strict';
 const fs = require('node:fs');
 const { createRequire } = require('node:module');
-const os = require('node:os');
 const path = require('node:path');
 const vm = require('node:vm');
 const { parentPort, workerData } = require('node:worker_threads');
+const { lowerPriority } = require('./thread-priority.cjs');
 
 const { bundle, cache, cacheFile, make = true } = workerData.loader;
 
-// As lib/shared/priority.ts does, before the compile: a worker's start must not compete with the probe path.
-function lowerPriority(nice) {
-  if (!(nice > 0) || process.platform !== 'linux') return;
-  try {
-    const link = fs.readlinkSync('/proc/thread-self');
-    const tid = Number(link.slice(link.lastIndexOf('/') + 1));
-    if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
-  } catch {
-    /* the bundle tries again and reports why */
-  }
-}
+// Before the compile: a worker's start must not compete with the probe path.
 lowerPriority(Number(workerData.nice ?? 0));
 
 const source = `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(bundle, 'utf8')}\n})`;

@@ -7,12 +7,19 @@ export const METADATA_KEYS = ['tags', 'disabledTools', 'toolDescriptionOverrides
 
 export type SpecChange = 'none' | 'metadata' | 'restart';
 
-/** How a backend must react to its new effective configuration. Pure. */
-export function specChange(before: BackendSpec, after: BackendSpec): SpecChange {
+const ownNice = (spec: BackendSpec) => (spec.type === 'stdio' ? (spec.nice ?? 0) : 0);
+
+/**
+ * How a backend must react to its new effective configuration. Pure. `niceOf`: the priority a
+ * spec runs at (the service raises a `nice` below its --worker-nice, lib/main/backend-nice.ts):
+ * a `nice` that changes but runs at the same value restarts nothing.
+ */
+export function specChange(before: BackendSpec, after: BackendSpec, niceOf: (spec: BackendSpec) => number = ownNice): SpecChange {
   if (isDeepStrictEqual(before, after)) return 'none';
   const strip = (spec: BackendSpec) => {
     const copy: Record<string, unknown> = { ...spec };
     for (const key of METADATA_KEYS) delete copy[key];
+    if (spec.type === 'stdio') copy.nice = niceOf(spec);
     return copy;
   };
   return isDeepStrictEqual(strip(before), strip(after)) ? 'metadata' : 'restart';

@@ -78,7 +78,8 @@ export class HubHandle {
     if (this.stopping) return;
     const { file, workerData } = this.options.worker ?? workerEntry('hub');
     const channel = new MessageChannel();
-    const data: HubWorkerData & Record<string, unknown> = { ...workerData, settings: { ...this.settings, generation: this.generation + 1 }, pump: channel.port2 };
+    // `nice` at the top too: the entry's loader lowers the thread with it before the hub's code loads.
+    const data: HubWorkerData & Record<string, unknown> = { ...workerData, nice: this.settings.nice, settings: { ...this.settings, generation: this.generation + 1 }, pump: channel.port2 };
     const worker = new Worker(file, {
       workerData: data,
       transferList: [channel.port2],

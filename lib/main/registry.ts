@@ -4,6 +4,7 @@ import type { LoadedConfig, ServerSlot } from '../config/types.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
 import { changedKeys, specChange } from '../config/spec-diff.ts';
+import { backendNice } from './backend-nice.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import type { StopCause } from './lost-calls.ts';
 import { newBackendState } from '../shared/backend-state.ts';
@@ -70,7 +71,7 @@ export class BackendRegistry {
         this.options.onFacts?.(slot.name);
         log.info({ backend: slot.name }, 'server entry is valid again');
       }
-      const change = current ? specChange(current.spec, slot.spec) : 'restart';
+      const change = current ? specChange(current.spec, slot.spec, (spec) => backendNice(spec, this.options.workerNice)) : 'restart';
       if (current && change === 'none') continue;
       if (current && change === 'metadata') {
         const changed = changedKeys(current.spec, slot.spec);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from './version.ts';
 
 // The newest modification time of the .ts, .mjs and .js files under `dirs`.
@@ -45,6 +45,9 @@ function freshBundle(name: string): string | null {
   return found;
 }
 
+/** The loader of an ES module bundle (`.mjs`): lowers the thread's priority (workerData.nice), then imports it. */
+export const MODULE_LOADER = path.join(PACKAGE_ROOT, 'workers', 'module-loader.mjs');
+
 /** The loader that compiles a `.cjs` bundle with a shared V8 code cache (lib/main/code-cache.ts). */
 export const SCRIPT_LOADER = path.join(PACKAGE_ROOT, 'workers', 'script-loader.cjs');
 
@@ -58,7 +61,8 @@ export function workerEntry(name: string, bootstrap = 'bootstrap'): { file: stri
   const bundle = freshBundle(name);
   // A script bundle (the backend's) runs through the loader, which adds the code cache.
   if (bundle?.endsWith('.cjs')) return { file: SCRIPT_LOADER, workerData: { loader: { bundle, cache: null, cacheFile: null, make: false } } };
-  if (bundle) return { file: bundle, workerData: {} };
+  // An ES module bundle loads through the module loader, which lowers the thread's priority first.
+  if (bundle) return { file: MODULE_LOADER, workerData: { bundle: pathToFileURL(bundle).href } };
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
   if (!fromSource) return { file: fileURLToPath(entry), workerData: {} };

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { changedKeys, specChange } from '../../lib/config/spec-diff.ts';
-import type { StdioSpec } from '../../lib/config/types.ts';
+import type { BackendSpec, StdioSpec } from '../../lib/config/types.ts';
 
 const base: StdioSpec = {
   name: 'a', type: 'stdio', tags: ['x'], connectionTimeout: 10000, requestTimeout: 60000, protocolVersion: 'auto',
@@ -30,6 +30,15 @@ test('spec-diff :: stderrLimits changed or removed → metadata', () => {
   const limited: StdioSpec = { ...base, stderrLimits: { linesPerWindow: 2 } };
   assert.is(specChange(limited, { ...base, stderrLimits: { linesPerWindow: 3 } }), 'metadata');
   assert.is(specChange(limited, base), 'metadata');
+});
+test('spec-diff :: a nice value restarts the backend only when the priority it runs at changes', () => {
+  assert.is(specChange(base, { ...base, nice: 5 }), 'restart', 'without a floor, any other nice');
+  // The service raises a nice below its --worker-nice to it (lib/main/backend-nice.ts).
+  const atLeast5 = (spec: BackendSpec) => Math.max(5, spec.type === 'stdio' ? (spec.nice ?? 0) : 0);
+  assert.is(specChange({ ...base, nice: 3 }, { ...base, nice: 4 }, atLeast5), 'metadata', 'both run at 5');
+  assert.is(specChange(base, { ...base, nice: 5 }, atLeast5), 'metadata', 'none given and 5: both run at 5');
+  assert.is(specChange({ ...base, nice: 3 }, { ...base, nice: 7 }, atLeast5), 'restart', '5 to 7');
+  assert.is(specChange({ ...base, nice: 3 }, { ...base, nice: 4, args: [] }, atLeast5), 'restart', 'another key changed too');
 });
 test('spec-diff :: changedKeys names the keys that differ, added and removed ones too, sorted, never values', () => {
   assert.equal(changedKeys(base, base), []);

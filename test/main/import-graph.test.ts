@@ -7,35 +7,11 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { runtimeImports } from '../helpers/imports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FORBIDDEN_PACKAGES = [/^@modelcontextprotocol\//, /^zod(\/|$)/];
 const FORBIDDEN_DIRS = ['lib/hub/', 'lib/backend/', 'workers/'];
-
-// Specifiers of the imports a module performs at run time (with `types`, type-only ones too), read by TypeScript's own parser (a
-// regex can be led across statements). Under verbatimModuleSyntax only `import type` and
-// `export type` are erased: `import { type C }` still loads its module.
-export function runtimeImports(source: string, { dynamic = true, types = false } = {}): string[] {
-  const found: string[] = [];
-  const file = ts.createSourceFile('module.ts', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const specifier = (node: ts.Expression | undefined) => (node && ts.isStringLiteral(node) ? node.text : null);
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && (types || !node.importClause?.isTypeOnly)) {
-      const name = specifier(node.moduleSpecifier);
-      if (name) found.push(name);
-    } else if (ts.isExportDeclaration(node) && (types || !node.isTypeOnly)) {
-      const name = specifier(node.moduleSpecifier);
-      if (name) found.push(name);
-    } else if (dynamic && ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const name = specifier(node.arguments[0]);
-      if (name) found.push(name);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return found;
-}
 
 // `dynamic: false` follows only what loads with the entry (bin/agent.ts loads the `agent mcp`
 // commands only when one of them runs, in its own process).
