@@ -56,7 +56,8 @@ export function describeValue(value: unknown, secret = false): string {
       return shown.length > 40 ? `a string of ${value.length} characters` : `the string ${JSON.stringify(shown)}`;
     }
     case 'number':
-      return `the number ${value}`;
+      // JSON.parse reads a number past the largest double (1e400) as Infinity.
+      return Number.isFinite(value) ? `the number ${value}` : 'a number too large to hold (it reads as Infinity)';
     case 'boolean':
       return `${value}`;
     case 'object':

@@ -66,6 +66,7 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['args is a string', 'a', { command: 'node', args: 'x.js' }, P('mcpServers.a.args', 'expected an array, found the string "x.js"')],
   ['args element is a number', 'a', { command: 'node', args: ['x.js', 8080] }, P('mcpServers.a.args[1]', 'expected a string, found the number 8080')],
   ['timeout is a string', 'a', { command: 'node', timeout: '100' }, P('mcpServers.a.timeout', 'expected a number, found the string "100"')],
+  ['timeout is too large for a number (1e400 in the file)', 'a', { command: 'node', timeout: Infinity }, P('mcpServers.a.timeout', 'expected a number, found a number too large to hold (it reads as Infinity)')],
   ['timeout is fractional', 'a', { command: 'node', timeout: 1.5 }, P('mcpServers.a.timeout', 'expected a whole number, found the number 1.5')],
   ['timeout is zero', 'a', { command: 'node', timeout: 0 }, P('mcpServers.a.timeout', 'expected a value greater than 0, found the number 0')],
   ['connectionTimeout is negative', 'a', { command: 'node', connectionTimeout: -5 }, P('mcpServers.a.connectionTimeout', 'expected a value greater than 0, found the number -5')],
