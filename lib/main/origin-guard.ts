@@ -105,7 +105,13 @@ export function createOriginGuard(options: OriginGuardOptions): GuardCheck {
       if (origin === null || !origins.has(origin)) {
         return {
           status: httpStatus(Code.forbidden_origin),
-          body: errorBody(Code.forbidden_origin, `Origin header ${JSON.stringify(headers.origin)} is not allowed; admit it with --allowed-origins ${headers.origin}`),
+          body: errorBody(
+            Code.forbidden_origin,
+            origin === null
+              ? // "null" (a file:// page, a sandboxed frame) or no origin at all: --allowed-origins takes only scheme://host[:port].
+                `Origin header ${JSON.stringify(headers.origin)} is not allowed: it names no site, so --allowed-origins cannot admit it by name ('*' admits every origin)`
+              : `Origin header ${JSON.stringify(headers.origin)} is not allowed; admit it with --allowed-origins ${headers.origin}`,
+          ),
         };
       }
     }

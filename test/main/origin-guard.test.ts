@@ -52,6 +52,11 @@ test('origin guard :: the 403 body names the header and how to admit it', () => 
     error: 'forbidden_origin',
     message: 'Origin header "http://evil.example" is not allowed; admit it with --allowed-origins http://evil.example',
   });
+  // An opaque origin cannot be named in --allowed-origins (the option refuses "null"): the advice says so.
+  assert.equal(guard({ host: '127.0.0.1:3050', origin: 'null' })?.body, {
+    error: 'forbidden_origin',
+    message: `Origin header "null" is not allowed: it names no site, so --allowed-origins cannot admit it by name ('*' admits every origin)`,
+  });
   assert.equal(guard({ host: 'evil.example:3050' })?.body, {
     error: 'forbidden_host',
     message: 'Host header "evil.example:3050" is not allowed: expected localhost, 127.0.0.1 or [::1] with port 3050, or a host given with --allowed-hosts',
