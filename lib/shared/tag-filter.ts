@@ -9,10 +9,10 @@ export type TagExpr =
 export class TagFilterError extends Error {
   constructor(
     message: string,
-    /** 1-based character position in the expression. */
-    readonly position: number,
+    /** 1-based character position in the expression; null for a mistake of the query as a whole. */
+    readonly position: number | null,
   ) {
-    super(`${message} at position ${position}`);
+    super(position === null ? message : `${message} at position ${position}`);
     this.name = 'TagFilterError';
   }
 }
@@ -117,7 +117,7 @@ export type BackendFilter = TagExpr | null;
 export function filterFromQuery(query: URLSearchParams): BackendFilter {
   const tags = query.get('tags');
   const expression = query.get('tag-filter');
-  if (tags !== null && expression !== null) throw new TagFilterError('use either "tags" or "tag-filter", not both', 1);
+  if (tags !== null && expression !== null) throw new TagFilterError('use either "tags" or "tag-filter", not both', null);
   if (expression !== null) return parseTagFilter(expression);
   if (tags === null) return null;
   const names = tags.split(',').map((t) => t.trim());
