@@ -76,4 +76,18 @@ test('worker entries :: the module loader lowers a piscina thread before its tas
   }
 });
 
+test('worker entries :: the tsx bootstraps lower a thread before tsx and the entry load (running from source)', async () => {
+  const file = bundleFile();
+  try {
+    for (const bootstrap of ['bootstrap.mjs', 'task-bootstrap.mjs']) {
+      const worker = new Worker(path.join(ROOT, 'workers', bootstrap), { workerData: { entry: pathToFileURL(file).href, nice: 5, report: true } });
+      const atLoad = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+      await worker.terminate();
+      assert.is(atLoad, 5, bootstrap);
+    }
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+});
+
 test.run();
