@@ -15,7 +15,7 @@ import { STDERR_LIMIT_FLAGS } from '../lib/cli/serve-options.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../lib/shared/stderr-limits.ts';
 import { type FixedRate, fixedRate } from './lib/load.ts';
 import { connectHttp, floodRate, floodStats } from './lib/mcp.ts';
-import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB, threadsAtNice } from './lib/procs.ts';
+import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB, threadCpuMeter, threadsAtNice } from './lib/procs.ts';
 import { BENCH, buildDist, type EldSnapshot, type Entry, FIXTURES, fixtureServer, ROOT, startAgent, type StopReport, tmpRoot, waitHealthy } from './lib/service.ts';
 import { round, sleep } from './lib/stats.ts';
 
@@ -194,8 +194,9 @@ async function runCell(spec: CellSpec, o: SweepOptions, marker: string, tmp: str
     try {
       await sleep(o.settleMs);
       const workers = threadsAtNice(agent.pid, FLOODER_NICE);
-      const workerMeters = workers.map((tid) => cpuMeter(agent.pid, tid));
-      const main = cpuMeter(agent.pid, agent.pid);
+      // Threads by schedstat (ns): 10 ms ticks read 0 for a starved nice-11 worker over a short phase.
+      const workerMeters = workers.map((tid) => threadCpuMeter(agent.pid, tid));
+      const main = threadCpuMeter(agent.pid, agent.pid);
       const service = cpuMeter(agent.pid);
       const children = childrenCpuMeter(agent.pid);
       const machine = machineMeter();
