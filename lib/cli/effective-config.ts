@@ -1,10 +1,11 @@
 // `agent mcp status --verbose`: each server's effective merged configuration, which keys came
 // from serverDefaults, and secrets hidden unless --show-secrets: a string filled in by `$VAR`
 // substitution is shown as written (its reference), URLs lose their userinfo and secret-looking
-// parameter values, env and header values are masked. Pure.
+// parameter values, env and header values are masked, and so are the values of secret-looking
+// flags among the args (`--token=abc`, `--password abc`). Pure.
 import { referencedNames } from '../config/env.ts';
 import type { ServerSlot } from '../config/types.ts';
-import { MASK, maskUrls } from './mask-secrets.ts';
+import { MASK, maskArg, maskUrls } from './mask-secrets.ts';
 
 export { MASK };
 
@@ -28,6 +29,13 @@ function shown(value: string, raw: string | undefined, show: boolean): string {
   return maskUrls(referencedNames(raw).length ? raw : value);
 }
 
+// An argument: as `shown`, and a secret-looking flag's value masked (`--token=abc`, `--password abc`).
+function shownArg(value: string, raw: string | undefined, previous: string | undefined, show: boolean): string {
+  if (show) return value;
+  if (raw === undefined) return MASK;
+  return referencedNames(raw).length ? maskUrls(raw) : maskArg(value, previous);
+}
+
 export function effectiveEntry(slot: ServerSlot, showSecrets: boolean, formatProblem: (p: NonNullable<ServerSlot['problems']>[number]) => string): EffectiveEntry {
   const base = { name: slot.name, disabled: slot.disabled, fromDefaults: slot.inherited ?? [], problems: (slot.problems ?? []).map(formatProblem) };
   if (!slot.spec) return { ...base, valid: false, effective: null };
@@ -39,7 +47,7 @@ export function effectiveEntry(slot: ServerSlot, showSecrets: boolean, formatPro
       ? {
           ...spec,
           command: shown(spec.command, raw.command, showSecrets),
-          args: spec.args.map((arg, i) => shown(arg, raw.args?.[i], showSecrets)),
+          args: spec.args.map((arg, i) => shownArg(arg, raw.args?.[i], spec.args[i - 1], showSecrets)),
           cwd: spec.cwd === undefined ? undefined : shown(spec.cwd, raw.cwd, showSecrets),
           env: maskValues(spec.env, showSecrets),
         }
@@ -53,7 +61,7 @@ function render(value: unknown): string {
 }
 
 export function effectiveText(entries: EffectiveEntry[]): string {
-  const out: string[] = ['Effective configuration (* = from serverDefaults; without --show-secrets: $VAR values shown as written, env and header values and URL credentials masked)'];
+  const out: string[] = ['Effective configuration (* = from serverDefaults; without --show-secrets: $VAR values shown as written, env and header values, the values of secret-looking flags and URL credentials masked)'];
   for (const e of entries) {
     out.push(`${e.name}${e.disabled ? ' (disabled)' : ''}${e.valid ? '' : ' (invalid: not started; one already running keeps its last good entry)'}`);
     for (const problem of e.problems) out.push(`  ! ${problem}`);

@@ -45,3 +45,19 @@ export function maskUrl(url: string): string {
 export function maskUrls(text: string): string {
   return text.replace(URL_IN_TEXT, maskUrl);
 }
+
+// `--token=abc`, `api_key=abc`: a name, `=`, a value.
+const NAMED_VALUE = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s;
+const FLAG = /^--?[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/**
+ * One command-line argument with a secret-looking flag's value masked: `--token=abc` ->
+ * `--token=****`, and the argument after a bare `--password` -> `****` (`previous` is the argument
+ * before it). URLs inside are masked as `maskUrls` does.
+ */
+export function maskArg(arg: string, previous?: string): string {
+  if (previous !== undefined && FLAG.test(previous) && SECRET_PARAM_NAME.test(previous)) return MASK;
+  const named = NAMED_VALUE.exec(arg);
+  if (named && SECRET_PARAM_NAME.test(named[1]!)) return `${named[1]}=${MASK}`;
+  return maskUrls(arg);
+}

@@ -39,6 +39,20 @@ export function isSecretPath(segments: readonly PropertyKey[]): boolean {
   return segments.some((segment) => typeof segment === 'string' && isSecretName(segment));
 }
 
+/** Whether a JSON path is an entry of an `env` array (`env[2]`), a `KEY=value` whose value may be a secret whatever its name. */
+export function isEnvEntryPath(segments: readonly PropertyKey[]): boolean {
+  return segments.length >= 2 && segments[segments.length - 2] === 'env' && typeof segments[segments.length - 1] === 'number';
+}
+
+// An env array entry by its name alone: `DB-PASS=hunter2` is refused for its name, and its value is never shown.
+export function describeEnvEntry(value: unknown): string {
+  if (typeof value !== 'string') return describeValue(value);
+  const eq = value.indexOf('=');
+  if (eq < 0) return describeValue(value);
+  const name = value.slice(0, eq);
+  return `the entry ${JSON.stringify(`${name.length > 40 ? `${name.slice(0, 40)}…` : name}=…`)} (its value not shown)`;
+}
+
 // Describes a found value without echoing long or secret-looking strings; under a secret's key
 // (`secret`), by its kind alone: a number is a secret as much as a string is.
 export function describeValue(value: unknown, secret = false): string {
@@ -159,7 +173,7 @@ export function problemsFromZod(file: string, prefix: readonly PropertyKey[], er
         file,
         path: jsonPath(segments),
         expected: expectedOf(issue),
-        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : describeValue(input, isSecretPath(segments)),
+        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : isEnvEntryPath(segments) ? describeEnvEntry(input) : describeValue(input, isSecretPath(segments)),
       },
     ];
   });

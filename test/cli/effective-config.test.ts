@@ -11,7 +11,7 @@ const config = {
   mcpServers: {
     local: {
       command: '$BIN',
-      args: ['server.js', '--token=${API_TOKEN}', '--endpoint=https://u:literal-pw@h.test/x?sig=literal-sig', 'cost=$$5'],
+      args: ['server.js', '--token=${API_TOKEN}', '--endpoint=https://u:literal-pw@h.test/x?sig=literal-sig', 'cost=$$5', '--password', 'literal-flagpw', '--api-key=literal-apikey', '--verbose', 'x'],
       cwd: '${WORK_DIR}',
       env: { TOKEN: '${API_TOKEN}' },
     },
@@ -25,12 +25,17 @@ if (!loaded.ok) throw new Error('fixture config must load');
 const slot = (name: string) => loaded.config.servers.find((s) => s.name === name)!;
 const hidden = (name: string) => effectiveEntry(slot(name), false, formatProblem).effective!;
 const revealed = (name: string) => effectiveEntry(slot(name), true, formatProblem).effective!;
-const LITERAL_SECRETS = ['shared-secret', 'literal-pw', 'literal-sig', 'literal-key', 'Bearer'];
+const LITERAL_SECRETS = ['shared-secret', 'literal-pw', 'literal-sig', 'literal-key', 'Bearer', 'literal-flagpw', 'literal-apikey'];
 
 // [field, server, hidden (no --show-secrets), revealed (--show-secrets)]
 const cases: [string, string, unknown, unknown][] = [
   ['command from a reference', 'local', '$BIN', '/opt/bin-secret/node'],
-  ['args', 'local', ['server.js', '--token=${API_TOKEN}', '--endpoint=https://****@h.test/x?sig=****', 'cost=$5'], ['server.js', '--token=tok-parent-123', '--endpoint=https://u:literal-pw@h.test/x?sig=literal-sig', 'cost=$5']],
+  [
+    'args (a reference as written, secret-looking flags\' literal values masked)',
+    'local',
+    ['server.js', '--token=${API_TOKEN}', '--endpoint=https://****@h.test/x?sig=****', 'cost=$5', '--password', MASK, '--api-key=****', '--verbose', 'x'],
+    ['server.js', '--token=tok-parent-123', '--endpoint=https://u:literal-pw@h.test/x?sig=literal-sig', 'cost=$5', '--password', 'literal-flagpw', '--api-key=literal-apikey', '--verbose', 'x'],
+  ],
   ['cwd', 'local', '${WORK_DIR}', '/srv/secret-dir-456'],
   ['url (userinfo from a reference, literal api_key)', 'remote', 'https://****@example.com/mcp?api_key=****&region=eu', 'https://user:pw-000@example.com/mcp?api_key=literal-key&region=eu'],
   ['url with a reference in its path', 'inheriting', 'https://example.com/${API_KEY}/mcp', 'https://example.com/key-789/mcp'],
@@ -59,7 +64,7 @@ test('effective-config :: a slot without its raw strings shows nothing of them',
   const { raw: _raw, ...bare } = slot('local');
   const effective = effectiveEntry(bare, false, formatProblem).effective!;
   assert.is(effective.cwd, MASK);
-  assert.equal(effective.args, [MASK, MASK, MASK, MASK]);
+  assert.equal(effective.args, Array(9).fill(MASK));
 });
 
 test('effective-config :: keys from serverDefaults are marked', () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { maskUrl, maskUrls } from '../../lib/cli/mask-secrets.ts';
+import { maskArg, maskUrl, maskUrls } from '../../lib/cli/mask-secrets.ts';
 
 const urls: [string, string, string][] = [
   ['a plain URL', 'https://example.com/mcp', 'https://example.com/mcp'],
@@ -18,6 +18,17 @@ const urls: [string, string, string][] = [
   ['not a URL', 'server.js', 'server.js'],
 ];
 for (const [name, input, expected] of urls) test(`mask-secrets :: ${name}`, () => assert.is(maskUrl(input), expected));
+
+test('mask-secrets :: maskArg masks a secret-looking flag\'s value, inline or as the next argument, and nothing else', () => {
+  assert.is(maskArg('--token=abc'), '--token=****');
+  assert.is(maskArg('API_KEY=abc'), 'API_KEY=****');
+  assert.is(maskArg('abc', '--password'), '****');
+  assert.is(maskArg('abc', '-k'), 'abc', 'a one-letter flag names nothing');
+  assert.is(maskArg('--port=3000'), '--port=3000');
+  assert.is(maskArg('value', '--verbose'), 'value');
+  assert.is(maskArg('--endpoint=https://u:p@h.test/x'), '--endpoint=https://****@h.test/x');
+  assert.is(maskArg('https://h.test/x?token=t'), 'https://h.test/x?token=****');
+});
 
 test('mask-secrets :: URLs inside a longer text', () => {
   assert.is(maskUrls('--endpoint=https://u:p@h.test/x?sig=abc --verbose'), '--endpoint=https://****@h.test/x?sig=**** --verbose');

@@ -71,6 +71,8 @@ const syntaxCases: Array<[title: string, text: string, line: number, column: num
   ['comments are not JSON', '// servers\n{"mcpServers": {}}', 1, 1, 'expected valid JSON (InvalidCommentToken), found "// servers"'],
   ['trailing garbage', '{"mcpServers": {}}\nx', 2, 1, 'expected valid JSON (InvalidSymbol), found "x"'],
   ['an unquoted value under a secret\'s key is not echoed', '{"mcpServers": {"a": {"command": "node", "env": {"API_KEY": supersecret123}}}}', 1, 61, "expected valid JSON (InvalidSymbol), found a value under a secret's key (not shown)"],
+  ['what is found inside args is not echoed (a flag\'s value may be a secret)', '{"mcpServers": {"a": {"command": "node", "args": ["--token" "argTokSECRET10"]}}}', 1, 61, 'expected valid JSON (CommaExpected), found text inside "args" (not shown: it may hold a secret)'],
+  ['what is found inside an env array is not echoed', '{"mcpServers": {"a": {"command": "node", "env": ["MY_CREDENTIAL=credSECRET ]}}}', 1, 50, 'expected valid JSON (UnexpectedEndOfString), found text inside "env" (not shown: it may hold a secret)'],
 ];
 
 for (const [title, text, line, column, message] of syntaxCases) {

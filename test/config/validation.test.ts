@@ -120,7 +120,8 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
     P('mcpServers.a.env.A', 'expected a string, found true'),
     P('mcpServers.a.env.B', 'expected a string, found null'),
   ]],
-  ['env array with a bad entry', 'a', { command: 'node', env: ['A=1', '1BAD=x'] }, P('mcpServers.a.env[1]', 'expected a `KEY=value` or bare `KEY` entry, found the string "1BAD=x"')],
+  ['env array with a bad entry: its value is not shown', 'a', { command: 'node', env: ['A=1', '1BAD=x'] }, P('mcpServers.a.env[1]', 'expected a `KEY=value` or bare `KEY` entry, found the entry "1BAD=…" (its value not shown)')],
+  ['env array with a bad name under a secret\'s name: no part of the value shown', 'a', { command: 'node', env: ['DB-PASS=hunter2SECRET19'] }, P('mcpServers.a.env[0]', 'expected a `KEY=value` or bare `KEY` entry, found the entry "DB-PASS=…" (its value not shown)')],
   ['env array with a non-string', 'a', { command: 'node', env: ['A=1', 2] }, P('mcpServers.a.env[1]', 'expected a string, found the number 2')],
   // A value under a secret's key is described by its kind, never shown: a number is a secret too.
   ['env secret that is a number', 'a', { command: 'node', env: { API_KEY: 98765432123 } }, P('mcpServers.a.env.API_KEY', 'expected a string, found a number')],

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runCli, startService } from '../helpers/service.ts';
+import { FIXTURE_SERVER, runCli, startService } from '../helpers/service.ts';
 
 const SECRET = 'supersecret-e2e-4711';
 const SPACED = 'correct  horse\tbattery staple';
@@ -22,10 +22,13 @@ const script = [
   'setTimeout(() => process.exit(1), 100);',
 ].join(' ');
 const leaky = { command: process.execPath, args: ['-e', script], env: { API_KEY: SECRET, DB_PASSWORD: SPACED, SESSION_TOKEN: CUT, APP_PRIVATE_KEY: PEM }, restartOnExit: false };
-const leaks = (text: string) => [SECRET, URL_SIG, 'correct horse', 'battery staple', CUT.slice(0, 6), 'MIIEvQIBADANBgkq', 'VJTUt9Us8cKj'].filter((s) => text.includes(s));
+// An env array entry refused for its name (its error reaches /health and the CLI), and secret-looking flags among a backend's args.
+const badEnv = { command: process.execPath, env: ['DB-PASS=hunter2SECRET19'] };
+const flagged = { command: process.execPath, args: [FIXTURE_SERVER, '--token=argsecretTOK123', '--password', 'argpwSEC3'] };
+const leaks = (text: string) => [SECRET, URL_SIG, 'correct horse', 'battery staple', CUT.slice(0, 6), 'MIIEvQIBADANBgkq', 'VJTUt9Us8cKj', 'hunter2SECRET19', 'argsecretTOK123', 'argpwSEC3'].filter((s) => text.includes(s));
 
 test('secrets :: configured secrets and a secret URL parameter printed by a backend are masked in the log, /health and agent mcp status', async () => {
-  const svc = await startService({ config: { mcpServers: { leaky } }, args: ['--health-info-level', 'full'] });
+  const svc = await startService({ config: { mcpServers: { leaky, badEnv, flagged } }, args: ['--health-info-level', 'full'] });
   try {
     const line = await svc.waitForLog((l) => l.backend === 'leaky' && l.stream === 'stderr');
     assert.is(line.msg, 'auth failed for key [REDACTED] at https://api.example.com/v1?sig=[REDACTED]');
@@ -36,6 +39,11 @@ test('secrets :: configured secrets and a secret URL parameter printed by a back
     }, 'the exit reported with its last stderr line');
     assert.match(failed.body.lastError, /last stderr: x{110}\[/);
     const status = await runCli(['mcp', 'status', '--config', svc.configFile]);
+    const verbose = await runCli(['mcp', 'status', '--verbose', '--config', svc.configFile]);
+    assert.match(verbose.stdout, /found the entry "DB-PASS=…" \(its value not shown\)/, verbose.stdout);
+    assert.match(verbose.stdout, /"--token=\*\*\*\*","--password","\*\*\*\*"/, verbose.stdout);
+    const badEnvHealth = (await svc.get('/health/mcp/badEnv')).body;
+    assert.match(badEnvHealth.lastError, /found the entry "DB-PASS=…" \(its value not shown\)/);
     assert.match(status.stdout, /last stderr: x{110}\[/, status.stdout);
     assert.ok(svc.logs.some((l) => l.msg === 'login with [REDACTED] refused'), 'a secret with a run of spaces and a tab');
     for (const [where, text] of [
@@ -43,6 +51,8 @@ test('secrets :: configured secrets and a secret URL parameter printed by a back
       ['/health', JSON.stringify((await svc.get('/health')).body)],
       ['/health/mcp/leaky', JSON.stringify(failed.body)],
       ['agent mcp status', status.stdout + status.stderr],
+      ['agent mcp status --verbose', verbose.stdout + verbose.stderr],
+      ['/health/mcp/badEnv', JSON.stringify(badEnvHealth)],
     ] as const) {
       assert.equal(leaks(text), [], `${where} shows a secret`);
     }
