@@ -15,6 +15,11 @@ const MCP_ROUTES: Record<string, { methods: string[]; use: string }> = {
   '/messages': { methods: ['POST'], use: 'POST (a legacy SSE session\'s messages)' },
 };
 
+// Routes that take GET only. The health routes are the main thread's (case-insensitive, as its router
+// matches them), but another method on them is forwarded here; a REST view exists for GET alone.
+const HEALTH_PATH = /^\/health(?:\/live|\/ready|\/mcp(?:\/[^/]+)?)?\/?$/i;
+const REST_PATH = /^\/api\/v1\/(?:servers|tools|resources|prompts|tools\/[^/]+\/[^/]+)$/;
+
 function notAllowed(path: string, method: string, route: { methods: string[]; use: string }): Response {
   return Response.json(jsonRpcErrorBody(Code.method_not_allowed, `Method ${method} is not allowed on ${path}; use ${route.use}`, -32000), {
     status: httpStatus(Code.method_not_allowed),
@@ -30,6 +35,12 @@ export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: Re
       if (!route.methods.includes(request.method)) return notAllowed(path, request.method, route);
       if (path === '/mcp') return mcp.mcp(request);
       return path === '/sse' ? mcp.openSse(request) : mcp.postMessage(request);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD' && (HEALTH_PATH.test(path) || REST_PATH.test(path))) {
+      return Response.json(errorBody(Code.method_not_allowed, `Method ${request.method} is not allowed on ${path}; use GET`), {
+        status: httpStatus(Code.method_not_allowed),
+        headers: { allow: 'GET, HEAD' },
+      });
     }
     if (request.method !== 'GET' || !path.startsWith('/api/v1/')) return notFound();
     switch (path) {

@@ -31,7 +31,7 @@ const CATALOGUE = {
 
   // The HTTP routes.
   not_found: { meaning: 'No such route, or no such server or tool in a REST view or /health/mcp/<server>', status: 404 },
-  method_not_allowed: { meaning: 'An HTTP method the service does not serve (TRACE, CONNECT, TRACK), or one an MCP endpoint does not take (/mcp: GET, POST, DELETE; /sse: GET; /messages: POST)', status: 405 },
+  method_not_allowed: { meaning: 'An HTTP method the service does not serve (TRACE, CONNECT, TRACK), or one an MCP endpoint does not take (/mcp: GET, POST, DELETE; /sse: GET; /messages: POST), or a health route or REST view (GET and HEAD only)', status: 405 },
   forbidden_host: { meaning: 'The Host header is not admitted (DNS rebinding guard); see --allowed-hosts', status: 403 },
   forbidden_origin: { meaning: 'The Origin header is not admitted (browser pages of other sites); see --allowed-origins', status: 403 },
   rate_limited: { meaning: "Over the health routes' quota for this client IP; retry after Retry-After seconds", status: 429 },

@@ -42,11 +42,29 @@ test('hub app :: the REST views, GET only; one tool with its names decoded', asy
   const app = createHubApp({ mcp, rest });
   for (const view of ['servers', 'tools', 'resources', 'prompts']) assert.is((await call(app, 'GET', `/api/v1/${view}?x=1`)).text, `{"handler":"${view}"}`);
   assert.is((await call(app, 'GET', '/api/v1/tools/my%20server/a_agent_echo')).text, '{"handler":"tool","params":{"server":"my server","tool":"a_agent_echo"}}');
-  assert.equal(await call(app, 'POST', '/api/v1/servers'), NO_ROUTE);
   assert.equal(await call(app, 'GET', '/api/v1/other'), NO_ROUTE);
   assert.equal(await call(app, 'GET', '/api/v1/tools/a/b/c'), NO_ROUTE);
   assert.equal(await call(app, 'GET', '/api/v1/tools/%E0%A4%A/x'), NO_ROUTE, 'a malformed escape is no route, not a 500');
   assert.equal(await call(app, 'GET', '/'), NO_ROUTE);
+});
+
+test('hub app :: another method on a REST view or a health route (forwarded by the main thread) is 405, GET named', async () => {
+  const app = createHubApp({ mcp, rest });
+  for (const [method, path] of [
+    ['POST', '/api/v1/servers'],
+    ['DELETE', '/api/v1/tools/a/b'],
+    ['POST', '/health'],
+    ['PUT', '/health/'],
+    ['POST', '/Health/Ready'],
+    ['DELETE', '/health/mcp/some%20server'],
+  ] as const) {
+    const response = await app(new Request(`http://localhost${path}`, { method }));
+    assert.is(response.status, 405, `${method} ${path}`);
+    assert.is(response.headers.get('allow'), 'GET, HEAD', `${method} ${path}`);
+    assert.equal(await response.json(), { error: 'method_not_allowed', message: `Method ${method} is not allowed on ${path}; use GET` });
+  }
+  assert.equal(await call(app, 'POST', '/health/other'), NO_ROUTE, 'a path that is no health route stays 404');
+  assert.equal(await call(app, 'POST', '/api/v1/servers/x'), NO_ROUTE);
 });
 
 test('hub app :: without MCP endpoints (stdio mode) only REST answers', async () => {
