@@ -7,6 +7,7 @@ import type { BackendMethod, CallError, CallOutcome, Inventory } from '../shared
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './link-types.ts';
 import { inputError } from './client-input.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
+import { Code } from '../shared/errors.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -192,6 +193,13 @@ export class BackendLink implements RouterLink {
     this.fail(message, true);
   }
 
+  /** The service stops: calls in flight fail now, as `service_stopping`, and the channel closes. */
+  shutdown(message: string): void {
+    if (this.closed) return;
+    this.fail(message, true, { code: Code.service_stopping, backend: this.name });
+    this.close(message);
+  }
+
   /** The port is gone or replaced: calls in flight fail with `message`, unless supervision's verdict comes soon after. */
   close(message: string): void {
     if (this.closed) return;
@@ -200,8 +208,8 @@ export class BackendLink implements RouterLink {
     this.port.close();
   }
 
-  private fail(message: string, verdict: boolean): void {
-    const error: CallError = { kind: 'disconnected', code: -32603, message };
+  private fail(message: string, verdict: boolean, data?: unknown): void {
+    const error: CallError = { kind: 'disconnected', code: -32603, message, ...(data === undefined ? {} : { data }) };
     if (verdict) this.verdicts.add(error);
     for (const call of this.inflight.values()) call.settle({ ok: false, error });
     for (const waiter of [...this.verdictWaiters]) waiter(error);

@@ -163,9 +163,9 @@ export class HubBackends implements BackendSource {
     return this.disabledNames;
   }
 
-  /** Ends every channel (shutdown). */
+  /** Ends every channel (shutdown): the calls in flight fail at once with `message`. */
   closeAll(message: string): void {
-    for (const link of this.links.values()) link.close(message);
+    for (const link of this.links.values()) link.shutdown(message);
     this.links.clear();
   }
 }

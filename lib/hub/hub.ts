@@ -13,7 +13,7 @@ import { Catalog } from './catalog.ts';
 import { createMcpEndpoints } from './http.ts';
 import { InitialLoad } from './initial-load.ts';
 import { ChangeNotifier } from './notifier.ts';
-import { DEFAULT_MAX_BACKLOG_BYTES, servePump } from './pump-server.ts';
+import { DEFAULT_MAX_BACKLOG_BYTES, type PumpServer, servePump } from './pump-server.ts';
 import { createStateCodec } from './request-state.ts';
 import { createTaskIdCodec } from './task-ids.ts';
 import { TaskOwners } from './tasks.ts';
@@ -47,6 +47,18 @@ export type Hub = { close(): Promise<void> };
 const LOAD_INTERVAL_MS = 250;
 /** A restarted hub waits at most this long for the channels of the connected backends before answering. */
 const REWIRE_WAIT_MS = 5_000;
+
+/** What a call in flight gets when the service stops (the catalogue's `service_stopping`, as stdio mode words it). */
+const STOPPING = 'The service is shutting down: the request was not completed';
+/** At shutdown, how long the calls just failed may take to send their answers before the sessions close. */
+const ANSWERS_WAIT_MS = 500;
+
+/** Resolves once no POST waits for its answer's first bytes (those the calls failed have sent theirs), or after `ms`. */
+async function answersSent(pump: PumpServer, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  await new Promise((resolve) => setImmediate(resolve));
+  while (pump.awaitingAnswer > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: MessagePort, log: Logger = createLogger(settings.log.level, settings.log.format).child({ hub: settings.index })): Hub {
   const post = (message: HubToMain) => parent.postMessage(message);
@@ -141,10 +153,13 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   const close = () =>
     (closing ??= (async () => {
       clearInterval(loadTimer);
+      // Calls in flight fail first, and their answers leave before the sessions close: a closed
+      // session ends its streams without the answers it owed (a 2026-07-28 request gets a bare 499).
+      backends.closeAll(STOPPING);
+      await answersSent(pump, ANSWERS_WAIT_MS);
       const sessions = (await mcp?.close()) ?? 0;
       await stdio?.close();
       notifier.close();
-      backends.closeAll('the service is shutting down; the request was not completed');
       await tokens.close();
       if (sessions) log.info({ sessions }, 'MCP sessions closed');
     })());

@@ -57,6 +57,8 @@ function headersOf(raw: string[]): Headers {
 export type PumpServer = {
   /** Requests in progress. */
   readonly active: number;
+  /** POSTs whose answers have sent no bytes yet: calls under way (a listen stream has sent its first bytes). */
+  readonly awaitingAnswer: number;
   /** stdio mode: where stdin bytes go. */
   onStdin?: (chunk: Uint8Array) => void;
   onStdinEnd?: () => void;
@@ -244,6 +246,9 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
   const server: PumpServer = {
     get active() {
       return exchanges.size;
+    },
+    get awaitingAnswer() {
+      return postsWaiting;
     },
     async writeStdout(chunk) {
       const owned = transferable(chunk);
