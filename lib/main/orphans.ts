@@ -1,18 +1,22 @@
 // A service killed with SIGKILL leaves its backends running: their workers recorded each child
-// (pid and start time) in the state directory. The next service on that directory ends the
-// process groups the dead one left, with a log line per group, before it starts its own.
+// (pid and start time) in the state directory. The next service on that directory (HTTP or
+// stdio) ends the process groups the dead one left, with a log line per group, before it starts
+// its own.
 import { childrenDir, forgetChild, procStartTime, readChildRecords } from '../shared/child-records.ts';
 import type { Logger } from '../shared/logger.ts';
 import { Code } from '../shared/errors.ts';
 import { signalGroup } from '../shared/process-group.ts';
+import { isRunning, readProcStat } from '../shared/proc-stat.ts';
 
+// A zombie has died: a client that SIGKILLs its stdio service may not have reaped it yet.
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  const stat = readProcStat(pid);
+  return stat === null || isRunning(stat);
 };
 
 /** Ends what dead services left; returns the number of process groups ended. */

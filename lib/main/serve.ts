@@ -188,11 +188,13 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, location.dir));
       log.error({ code: error instanceof AgentError ? error.code : Code.internal, error: redactCredentials(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
     }
-    // Backends a killed predecessor left behind end before ours start.
-    endOrphans(stateDir, log);
   } else {
     log.info({ configDir: location.dir }, 'stdio mode: the control bus is not started (`agent mcp` commands reach the HTTP service of this configuration directory, if one runs)');
   }
+  // Backends a killed predecessor left behind end before ours start; those of a live service (an
+  // HTTP one, or a stdio one beside this) are its own. A stdio client that kills its service
+  // before the backends have stopped (the SDK's sends SIGKILL 2 s after SIGTERM) leaves some.
+  endOrphans(stateDir, log);
 
   hubs = new HubPool(
     options.mcpWorkers,

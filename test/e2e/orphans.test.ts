@@ -5,8 +5,9 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
 import { isAlive, processesWith } from '../helpers/processes.ts';
-import { poll, ROOT, startService, tempDir } from '../helpers/service.ts';
+import { poll, ROOT, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const IGNORES_EOF = path.join(ROOT, 'test/fixtures/backends/ignores-stdin-eof.mjs');
 
@@ -36,6 +37,34 @@ test('orphans :: the next service ends the backends a SIGKILLed one left behind'
       await second.stop();
     }
     assert.equal(processesWith(marker), []);
+  } finally {
+    for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('orphans :: a stdio service ends them too (a stdio client may SIGKILL its service while a backend stops)', async () => {
+  const dir = tempDir();
+  const marker = `orphan-${randomUUID()}`;
+  const config = { mcpServers: { stubborn: { command: process.execPath, args: [IGNORES_EOF, marker] } } };
+  try {
+    writeConfig(path.join(dir, 'mcp.json'), config);
+    const serve = ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'serve', '--transport', 'stdio', '--no-http', '--config', path.join(dir, 'mcp.json')];
+    // A client's service: its stdin stays open.
+    const first = spawn(process.execPath, serve, { cwd: ROOT, stdio: ['pipe', 'ignore', 'ignore'] });
+    const [orphan] = await poll(async () => processesWith(marker).length === 1 && processesWith(marker), 'the backend running', 20_000);
+    await poll(async () => fs.existsSync(path.join(dir, 'children', `${orphan!.pid}.json`)), 'its record');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    assert.ok(isAlive(orphan!.pid), 'SIGKILL left the backend running (it ignores stdin EOF)');
+    // Its stdin is /dev/null: it stops by itself once up, after its sweep.
+    writeConfig(path.join(dir, 'mcp.json'), { mcpServers: {} });
+    const second = spawnSync(process.execPath, serve, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    assert.is(second.status, 0, second.stderr);
+    const line = second.stderr.split('\n').find((l) => l.includes("ended the process group of backend 'stubborn'"));
+    assert.ok(line, second.stderr);
+    assert.is(JSON.parse(line!).deadService, first.pid);
+    await poll(async () => !isAlive(orphan!.pid), 'the orphan gone');
   } finally {
     for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
