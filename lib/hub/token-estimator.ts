@@ -12,9 +12,9 @@ export class TokenEstimator {
 
   private get workers(): Piscina {
     if (!this.pool) {
-      const { file, workerData } = workerEntry('tokens', 'task-bootstrap');
+      const { file, workerData, execArgv } = workerEntry('tokens', 'task-bootstrap');
       // One worker is enough: counts are cached and the machine has two cores.
-      this.pool = new Piscina({ filename: file, workerData, minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
+      this.pool = new Piscina({ filename: file, workerData, ...(execArgv ? { execArgv } : {}), minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
       // A worker that fails to load rejects the task; the pool's own 'error' must not end the hub.
       this.pool.on('error', () => undefined);
     }

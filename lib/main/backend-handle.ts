@@ -55,7 +55,7 @@ export type HandleOptions = {
   /** Service-wide stderr limits (`--stderr-*`), under each server's own `stderrLimits`. */
   stderrLimits?: Partial<StderrLimits>;
   /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
-  worker?: { file: string; workerData: Record<string, unknown> };
+  worker?: { file: string; workerData: Record<string, unknown>; execArgv?: string[] };
   /** How many backend starts (worker load and first start) may be in flight at once (`--worker-start-concurrency`); none: no limit. */
   starts?: StartQueue;
   /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
@@ -197,7 +197,7 @@ export class BackendHandle {
   }
 
   private createWorker(): void {
-    const { file, workerData } = this.options.worker ?? workerEntry('backend');
+    const { file, workerData, execArgv } = this.options.worker ?? workerEntry('backend');
     // Through the script loader: the shared code cache goes along (shared memory, not copied).
     const loader = workerData.loader && this.options.codeCache ? this.options.codeCache.forWorker() : workerData.loader;
     this.givenCache = (loader as { cache?: SharedArrayBuffer | null } | undefined)?.cache ?? null;
@@ -225,6 +225,7 @@ export class BackendHandle {
       nice: this.nice,
       file,
       workerData: data,
+      ...(execArgv ? { execArgv } : {}),
       onOutput: (stream, line) => this.log.warn({ backend: this.name, stream }, redactCredentials(line)),
     });
     this.worker = worker;

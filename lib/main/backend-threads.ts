@@ -16,6 +16,8 @@ export type ThreadRequest = {
   /** Worker entry and its workerData (the backend's BackendWorkerData, with its `api` port). */
   file: string;
   workerData: Record<string, unknown> & { api: MessagePort };
+  /** The worker's Node options (workerEntry's; absent: the service's own). */
+  execArgv?: string[];
   /** A line the worker wrote on its stdout or stderr. */
   onOutput: (stream: 'worker stdout' | 'worker stderr', line: string) => void;
 };
@@ -59,6 +61,7 @@ export class BackendThreads {
   private spawn(request: ThreadRequest): Worker {
     const worker = new Worker(request.file, {
       workerData: request.workerData,
+      ...(request.execArgv ? { execArgv: request.execArgv } : {}),
       transferList: [request.workerData.api],
       name: `backend:${request.name}`,
       stdout: true,

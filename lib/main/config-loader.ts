@@ -55,11 +55,11 @@ export class ConfigLoader {
 
   private poolNow(): Piscina {
     if (!this.pool) {
-      const { file, workerData } = workerEntry('config', 'task-bootstrap');
+      const { file, workerData, execArgv } = workerEntry('config', 'task-bootstrap');
       // Run from source (no bundle), each new worker's tsx starts an esbuild process that nobody
       // reaps once that worker has ended (a zombie per reload): the one worker is kept instead.
       const fromSource = 'entry' in workerData;
-      this.pool = new Piscina({ filename: file, workerData: { ...workerData, nice: this.nice }, minThreads: fromSource ? 1 : 0, maxThreads: 1, idleTimeout: IDLE_MS });
+      this.pool = new Piscina({ filename: file, workerData: { ...workerData, nice: this.nice }, ...(execArgv ? { execArgv } : {}), minThreads: fromSource ? 1 : 0, maxThreads: 1, idleTimeout: IDLE_MS });
       // A worker that fails to load rejects the task; the pool's own 'error' must not end the main thread.
       this.pool.on('error', () => undefined);
     }

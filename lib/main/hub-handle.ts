@@ -24,7 +24,7 @@ export type HubHandleOptions = {
   /** The hub died; it is being restarted. */
   onDown?: (hub: HubHandle) => void;
   /** A worker entry in place of workers/hub.ts (tests: fixtures named after a failure). */
-  worker?: { file: string; workerData: Record<string, unknown> };
+  worker?: { file: string; workerData: Record<string, unknown>; execArgv?: string[] };
 };
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -76,13 +76,14 @@ export class HubHandle {
 
   private spawn(): void {
     if (this.stopping) return;
-    const { file, workerData } = this.options.worker ?? workerEntry('hub');
+    const { file, workerData, execArgv } = this.options.worker ?? workerEntry('hub');
     const channel = new MessageChannel();
     // `nice` at the top too: the entry's loader lowers the thread with it before the hub's code loads.
     const data: HubWorkerData & Record<string, unknown> = { ...workerData, nice: this.settings.nice, settings: { ...this.settings, generation: this.generation + 1 }, pump: channel.port2 };
     const worker = new Worker(file, {
       workerData: data,
       transferList: [channel.port2],
+      ...(execArgv ? { execArgv } : {}),
       name: `hub:${this.index}`,
       stdout: true,
       stderr: true,

@@ -52,17 +52,34 @@ export const MODULE_LOADER = path.join(PACKAGE_ROOT, 'workers', 'module-loader.m
 export const SCRIPT_LOADER = path.join(PACKAGE_ROOT, 'workers', 'script-loader.cjs');
 
 /**
+ * The service's Node options for a worker that runs a bundle, without tsx's loader (`--import tsx`,
+ * as `npm start` runs): a bundle needs none, and tsx in a worker starts an esbuild process that
+ * nobody reaps once the worker has ended (a zombie per configuration load or backend restart).
+ */
+export function withoutTsx(execArgv: readonly string[]): string[] {
+  const isTsx = (value: string | undefined) => value !== undefined && /^tsx(\/|$)/.test(value);
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const flag = /^--(import|require|loader|experimental-loader)(=(.*))?$/.exec(arg) ?? (arg === '-r' ? [arg, 'require'] : null);
+    if (flag && flag[2] === undefined && isTsx(execArgv[i + 1])) i++;
+    else if (!(flag && isTsx(flag[3]))) kept.push(arg);
+  }
+  return kept;
+}
+
+/**
  * Where a worker entry lives: the fresh bundle when there is one (a `.cjs` one through
  * SCRIPT_LOADER); else compiled `.js` beside us
  * in dist/, or the `.ts` source run through the tsx bootstrap (tsx does not register itself in
  * worker threads on Node 20; see stack.md).
  */
-export function workerEntry(name: string, bootstrap = 'bootstrap'): { file: string; workerData: Record<string, unknown> } {
+export function workerEntry(name: string, bootstrap = 'bootstrap'): { file: string; workerData: Record<string, unknown>; execArgv?: string[] } {
   const bundle = freshBundle(name);
   // A script bundle (the backend's) runs through the loader, which adds the code cache.
-  if (bundle?.endsWith('.cjs')) return { file: SCRIPT_LOADER, workerData: { loader: { bundle, cache: null, cacheFile: null, make: false } } };
+  if (bundle?.endsWith('.cjs')) return { file: SCRIPT_LOADER, workerData: { loader: { bundle, cache: null, cacheFile: null, make: false } }, execArgv: withoutTsx(process.execArgv) };
   // An ES module bundle loads through the module loader, which lowers the thread's priority first.
-  if (bundle) return { file: MODULE_LOADER, workerData: { bundle: pathToFileURL(bundle).href } };
+  if (bundle) return { file: MODULE_LOADER, workerData: { bundle: pathToFileURL(bundle).href }, execArgv: withoutTsx(process.execArgv) };
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
   if (!fromSource) return { file: fileURLToPath(entry), workerData: {} };

@@ -10,6 +10,7 @@ import { callControl } from '../../lib/control/client.ts';
 import { socketPath } from '../../lib/control/server.ts';
 import { FIXTURE_SERVER, poll, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
 import { CHANGE_DEBOUNCE_MS } from '../../lib/hub/notifier.ts';
+import { descendantsOf } from '../../lib/shared/proc-stat.ts';
 
 const node = process.execPath;
 const fixture = (extra: Record<string, unknown>) => ({ command: node, args: [FIXTURE_SERVER], ...extra });
@@ -250,6 +251,19 @@ R('e2e config reload :: a session filtered by tags hears list_changed only for l
   } finally {
     await filtered.close();
   }
+});
+
+R('e2e config reload :: run as npm start runs it (under tsx), loads and restarts leave no zombie child (a worker\'s tsx left an esbuild one each)', async () => {
+  const current = JSON.parse(fs.readFileSync(svc.configFile, 'utf8'));
+  const loaded = () => svc.logs.filter((l) => l.msg === 'configuration loaded').length;
+  for (const tag of ['z1', 'z2', 'z3']) {
+    const before = loaded();
+    writeConfig(svc.configFile, { mcpServers: { ...current.mcpServers, plain: fixture({ tags: [tag] }) } });
+    await poll(async () => loaded() > before, `the load with tag ${tag}`);
+  }
+  await new Promise((r) => setTimeout(r, 500)); // the configuration worker has ended
+  const zombies = descendantsOf(svc.child.pid!).filter((stat) => stat.state === 'Z');
+  assert.equal(zombies, []);
 });
 
 R.run();
