@@ -15,6 +15,7 @@ export type McpGroup = { words: string[]; describe: string };
 const LOCATION: FlagSpec[] = [
   { name: 'config', value: 'file', describe: 'Configuration file (AGENT_CONFIG); default <config-dir>/mcp.json' },
   { name: 'config-dir', value: 'dir', describe: 'Configuration directory (AGENT_CONFIG_DIR); default ~/.config/agent' },
+  { name: 'state-dir', value: 'dir', describe: "The service's --state-dir (AGENT_STATE_DIR), where its control socket is; default the configuration directory" },
 ];
 const JSON_OUTPUT: FlagSpec = { name: 'json', describe: 'Machine-readable output' };
 const SERVER: ArgSpec = { name: 'server' };

@@ -1,8 +1,11 @@
 // Which service an `agent mcp ...` command talks to, and the one way it asks (decisions §8).
-// `--config` / `--config-dir` / AGENT_CONFIG / AGENT_CONFIG_DIR name the location. Without
+// `--config` / `--config-dir` / AGENT_CONFIG / AGENT_CONFIG_DIR name the location, and
+// `--state-dir` / AGENT_STATE_DIR where its control socket is (else the running service that
+// announced that configuration file, wherever its state directory is). Without
 // them, the default location is used when a service answers there; otherwise the one running
 // service that announced itself elsewhere (lib/control/discovery.ts), with a note saying so.
 import os from 'node:os';
+import path from 'node:path';
 import { callControl, NoServiceError } from '../control/client.ts';
 import { findServices, type ServiceRecord } from '../control/discovery.ts';
 import type { ControlOp } from '../control/protocol.ts';
@@ -11,7 +14,7 @@ import { type ConfigLocation, resolveConfigLocation } from '../config/paths.ts';
 import { AgentError, Code } from '../shared/errors.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 
-export type LocationFlags = { config?: string | undefined; 'config-dir'?: string | undefined };
+export type LocationFlags = { config?: string | undefined; 'config-dir'?: string | undefined; 'state-dir'?: string | undefined };
 type Env = Record<string, string | undefined>;
 
 export type Target = {
@@ -55,14 +58,22 @@ const describe = (s: ServiceRecord) => `pid ${s.pid}, ${s.configFile}`;
 /** Where the command's service is (see the file comment). */
 export async function findTarget(flags: LocationFlags, env: Env = process.env, deps: TargetDeps = {}): Promise<Target> {
   const location = locate(flags, env, deps.homedir);
-  const target: Target = { location, socket: socketPath(location.dir), note: '' };
-  if (flags.config || flags['config-dir'] || env.AGENT_CONFIG || env.AGENT_CONFIG_DIR) return target;
+  // The control socket is in the service's state directory: the configuration's unless named.
+  const stateDir = flags['state-dir'] || env.AGENT_STATE_DIR || undefined;
+  const target: Target = { location, socket: socketPath(stateDir ? path.resolve(stateDir) : location.dir), note: '' };
+  const named = Boolean(flags.config || flags['config-dir'] || env.AGENT_CONFIG || env.AGENT_CONFIG_DIR);
+  if (named && stateDir) return target;
   if ((await ask(target, 'status', {})).kind !== 'none') return target;
   let running: ServiceRecord[];
   try {
     running = await (deps.find ?? findServices)();
   } catch (error) {
-    return { ...target, note: `agent: note: could not look for services running elsewhere: ${redactCredentials(error)}\n` };
+    return named ? target : { ...target, note: `agent: note: could not look for services running elsewhere: ${redactCredentials(error)}\n` };
+  }
+  if (named) {
+    // The service of this configuration, started with a --state-dir of its own: its announcement names its socket.
+    const same = running.filter((s) => path.resolve(s.configFile) === location.file);
+    return same.length === 1 ? { ...target, socket: same[0]!.socket } : target;
   }
   const nothingHere = `no service runs for the default configuration directory ${location.dir}`;
   if (running.length === 1) {

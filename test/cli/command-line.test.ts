@@ -20,9 +20,9 @@ const usageCases: [string[], string, string][] = [
   [['mcp', 'tools', 'enable', 'a', 'b', 'c'], 'Too many arguments ("c"): agent mcp tools enable <server> <tool>', 'agent mcp tools enable --help'],
   [['mcp', 'tools', 'disable', 'a', '', '--config', 'f'], '`agent mcp tools disable <server> <tool>` needs a non-empty tool name', 'agent mcp tools disable --help'],
   // options
-  [['mcp', 'status', '--bogus'], 'Unknown option --bogus for `agent mcp status`; expected --config, --config-dir, --json, --verbose, --show-secrets or --help', 'agent mcp status --help'],
-  [['mcp', 'reload', '-x'], 'Unknown option -x for `agent mcp reload`; expected --config, --config-dir or --help', 'agent mcp reload --help'],
-  [['mcp', 'tools', 'enable', 'a', 'b', '--disabled'], 'Unknown option --disabled for `agent mcp tools enable`; expected --config, --config-dir or --help', 'agent mcp tools enable --help'],
+  [['mcp', 'status', '--bogus'], 'Unknown option --bogus for `agent mcp status`; expected --config, --config-dir, --state-dir, --json, --verbose, --show-secrets or --help', 'agent mcp status --help'],
+  [['mcp', 'reload', '-x'], 'Unknown option -x for `agent mcp reload`; expected --config, --config-dir, --state-dir or --help', 'agent mcp reload --help'],
+  [['mcp', 'tools', 'enable', 'a', 'b', '--disabled'], 'Unknown option --disabled for `agent mcp tools enable`; expected --config, --config-dir, --state-dir or --help', 'agent mcp tools enable --help'],
   [['mcp', 'restart', 'a', '--config'], 'Expected --config to be given once with a value (--config <file>), got no value', 'agent mcp restart --help'],
   [['mcp', 'restart', 'a', '--config-dir', '--json'], 'Expected --config-dir to be given once with a value (--config-dir <dir>), got no value', 'agent mcp restart --help'],
   [['mcp', 'restart', 'a', '--config='], 'Expected --config to be given once with a value (--config <file>), got an empty value', 'agent mcp restart --help'],
@@ -56,7 +56,7 @@ for (const [args, argv] of commandCases) {
 
 test('command-line :: sade gets the boolean and value flags of the command', () => {
   const line = readMcpCommandLine(['mcp', 'status']);
-  assert.equal(line?.kind === 'command' && [line.boolean, line.string], [['json', 'verbose', 'show-secrets'], ['config', 'config-dir']]);
+  assert.equal(line?.kind === 'command' && [line.boolean, line.string], [['json', 'verbose', 'show-secrets'], ['config', 'config-dir', 'state-dir']]);
 });
 
 test('command-line :: other commands are not checked', () => {

@@ -78,8 +78,8 @@ const record = (pid: number, root: string): ServiceRecord => ({
 });
 const NO_ENV = {};
 
-test('target :: the flags and AGENT_CONFIG* name the location; announced services are not looked at', async () => {
-  const find = async () => assert.unreachable('find must not be called') as never;
+test('target :: the flags and AGENT_CONFIG* name the location; an announced service of another file is not used', async () => {
+  const find = async () => [record(77, tempDir())];
   const home = tempDir();
   const cases: [Record<string, string>, Record<string, string>, string][] = [
     [{ config: path.join(dir, 'x.json') }, NO_ENV, dir],
@@ -91,6 +91,25 @@ test('target :: the flags and AGENT_CONFIG* name the location; announced service
     const found = await findTarget(flags, env, { homedir: home, find });
     assert.equal(found, { location: { file: found.location.file, dir: expected }, socket: socketPath(expected), note: '' });
   }
+});
+
+test('target :: --state-dir or AGENT_STATE_DIR names where the control socket is; announced services are not looked at', async () => {
+  const find = async () => assert.unreachable('find must not be called') as never;
+  const state = tempDir();
+  for (const [flags, env] of [
+    [{ config: path.join(dir, 'x.json'), 'state-dir': state }, NO_ENV],
+    [{ 'config-dir': dir }, { AGENT_STATE_DIR: state }],
+  ] as [Record<string, string>, Record<string, string>][]) {
+    const found = await findTarget(flags, env, { homedir: tempDir(), find });
+    assert.equal(found, { location: { file: found.location.file, dir }, socket: socketPath(state), note: '' });
+  }
+});
+
+test('target :: a named configuration whose service keeps its state elsewhere: the announced service of that file, no note', async () => {
+  const root = tempDir();
+  const own = { ...record(4343, root), socket: path.join(tempDir(), 'agent.sock') };
+  const found = await findTarget({ config: own.configFile }, NO_ENV, { homedir: tempDir(), find: async () => [record(1, tempDir()), own] });
+  assert.equal(found, { location: { file: own.configFile, dir: own.configDir }, socket: own.socket, note: '' });
 });
 
 test('target :: a service at the default location is used as is', async () => {

@@ -34,7 +34,7 @@ const cases: [string[], number, string, string][] = [
   [['mcp', 'status', 'a', 'b'], 2, '', usage('Too many arguments ("b"): agent mcp status [server]', 'agent mcp status --help')],
   [['mcp', 'tools', 'enable', 'a'], 2, '', usage('Missing <tool>: agent mcp tools enable <server> <tool>', 'agent mcp tools enable --help')],
   [['mcp', 'status', '--config'], 2, '', usage('Expected --config to be given once with a value (--config <file>), got no value', 'agent mcp status --help')],
-  [['mcp', 'reload', '--verbose'], 2, '', usage('Unknown option --verbose for `agent mcp reload`; expected --config, --config-dir or --help', 'agent mcp reload --help')],
+  [['mcp', 'reload', '--verbose'], 2, '', usage('Unknown option --verbose for `agent mcp reload`; expected --config, --config-dir, --state-dir or --help', 'agent mcp reload --help')],
   // A negative value reaches the range check instead of reading as an unknown option `-1`.
   [['serve', '--worker-nice', '-1'], 2, '', usage('Expected --worker-nice to be a whole number from 0 to 19, got "-1"', 'agent --help')],
   [['serve', '--mcp-workers', '0'], 2, '', usage('Expected --mcp-workers to be a whole number from 1 to 64, got "0"', 'agent --help')],
