@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
 
@@ -19,26 +20,48 @@ export function watchConfig(file: string, onChange: () => void, onError: (error:
   const dir = path.dirname(file);
   const names = new Set([path.basename(file), '.env']);
   let timer: NodeJS.Timeout | null = null;
-  const watcher = watch(dir, {
-    depth: 0,
-    ignoreInitial: true,
-    usePolling: true,
-    interval: WATCH_POLL_MS,
-    // Editors and ConfigMaps replace files by rename or symlink swap; a short stability window avoids half-written reads.
-    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 20 },
-    ignored: (p: string) => p !== dir && !names.has(path.basename(p)) && !path.basename(p).startsWith('..'),
-  });
-  watcher.on('error', (error) => onError(error instanceof Error ? error : new Error(String(error))));
-  watcher.on('all', () => {
+  let closed = false;
+  // The directory removed (and perhaps made again later: a redeploy, `rm -rf` and a new checkout):
+  // a watch on it has ended, so its return is polled for and a new watch started then.
+  let awaiting: NodeJS.Timeout | null = null;
+  const changed = () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
       onChange();
+      if (!closed && !awaiting && !fs.existsSync(dir)) awaitDirectory();
     }, debounceMs);
-  });
+  };
+  const start = () => {
+    const watcher = watch(dir, {
+      depth: 0,
+      ignoreInitial: true,
+      usePolling: true,
+      interval: WATCH_POLL_MS,
+      // Editors and ConfigMaps replace files by rename or symlink swap; a short stability window avoids half-written reads.
+      awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 20 },
+      ignored: (p: string) => p !== dir && !names.has(path.basename(p)) && !path.basename(p).startsWith('..'),
+    });
+    watcher.on('error', (error) => onError(error instanceof Error ? error : new Error(String(error))));
+    watcher.on('all', changed);
+    return watcher;
+  };
+  let watcher = start();
+  const awaitDirectory = () => {
+    void watcher.close();
+    awaiting = setInterval(() => {
+      if (!fs.existsSync(dir)) return;
+      clearInterval(awaiting!);
+      awaiting = null;
+      watcher = start();
+      changed(); // what was written there before this watch began
+    }, WATCH_POLL_MS);
+  };
   return {
     async close() {
+      closed = true;
       if (timer) clearTimeout(timer);
+      if (awaiting) clearInterval(awaiting);
       await watcher.close();
     },
   };

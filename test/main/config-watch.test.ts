@@ -37,6 +37,33 @@ test('config watch :: a burst of writes to mcp.json and .env is one call; other 
   }
 });
 
+test('config watch :: a configuration directory removed and made again is watched again', async () => {
+  const parent = tempDir('agent-config-watch-');
+  const dir = path.join(parent, 'cfg');
+  fs.mkdirSync(dir);
+  const file = path.join(dir, 'mcp.json');
+  fs.writeFileSync(file, '{}');
+  let calls = 0;
+  const watcher = watchConfig(file, () => void calls++, () => undefined, 100);
+  try {
+    await sleep(400);
+    fs.rmSync(dir, { recursive: true });
+    for (let i = 0; i < 40 && calls === 0; i++) await sleep(50);
+    assert.is(calls, 1, 'the removal is a change (the reload reports the missing file)');
+    await sleep(300);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(file, '{"mcpServers":{}}');
+    for (let i = 0; i < 60 && calls === 1; i++) await sleep(50);
+    assert.is(calls, 2, 'the new file is seen');
+    await sleep(400);
+    fs.writeFileSync(file, '{"mcpServers":{"a":{"command":"x"}}}');
+    for (let i = 0; i < 60 && calls === 2; i++) await sleep(50);
+    assert.is(calls, 3, 'and so is the next write');
+  } finally {
+    await watcher.close();
+  }
+});
+
 test('config watch :: out of file descriptors, a replaced mcp.json is still seen; errors are reported and the process lives on', async () => {
   const dir = tempDir('agent-config-watch-');
   fs.writeFileSync(path.join(dir, 'mcp.json'), '{}');
