@@ -4,7 +4,7 @@ import type { LoadedConfig, ServerSlot } from '../config/types.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { formatProblem } from '../config/errors.ts';
 import { changedKeys, specChange } from '../config/spec-diff.ts';
-import { backendNice } from './backend-nice.ts';
+import { backendNice, niceNotGiven } from './backend-nice.ts';
 import { BackendHandle, type HandleOptions } from './backend-handle.ts';
 import type { StopCause } from './lost-calls.ts';
 import { newBackendState } from '../shared/backend-state.ts';
@@ -77,6 +77,9 @@ export class BackendRegistry {
         const changed = changedKeys(current.spec, slot.spec);
         current.updateMetadata(slot.spec);
         log.info({ backend: slot.name, changed }, 'server metadata changed: applied without a restart');
+        // A new `nice` that leaves the priority as it was (below the service's): said, as at a start.
+        const notGiven = changed.includes('nice') ? niceNotGiven(slot.spec, this.options.workerNice) : null;
+        if (notGiven) log.warn(notGiven.fields, notGiven.message);
         this.options.onChange?.(slot.name);
         continue;
       }

@@ -38,7 +38,7 @@ const spec = (name: string, extra: Partial<BackendSpec> = {}): BackendSpec =>
 
 const config = (...specs: BackendSpec[]): LoadedConfig => ({ file: '/x/mcp.json', dir: '/x', warnings: [], servers: specs.map((s) => ({ name: s.name, disabled: false, tags: s.tags, spec: s, warnings: [] })) });
 
-function registry(options: { worker?: { file: string; workerData: Record<string, unknown> }; starts?: StartQueue; log?: pino.Logger } = {}) {
+function registry(options: { worker?: { file: string; workerData: Record<string, unknown> }; starts?: StartQueue; log?: pino.Logger; workerNice?: number } = {}) {
   const table = new StateTable();
   const facts: string[] = [];
   const downs: string[] = [];
@@ -99,6 +99,23 @@ test('registry :: starts, applies a metadata change without a restart, replaces 
       ['c', 'server added to the configuration: starting it', undefined],
       ['b', 'server removed from the configuration: stopping it', undefined],
     ]);
+  } finally {
+    await reg.stopAll();
+  }
+});
+
+test("registry :: a nice below the service's set by a reload is said, as at a start; the backend keeps its process", async () => {
+  const lines: { backend?: string; level: number; msg: string }[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const { table, reg } = registry({ log, workerNice: 8 });
+  try {
+    await reg.apply(config(spec('a')));
+    await poll(async () => table.backends.get('a')?.phase === 'connected', 'a connected', 20_000);
+    const pid = table.backends.get('a')!.pid;
+    await reg.apply(config(spec('a', { nice: 3 } as Partial<BackendSpec>)));
+    assert.is(table.backends.get('a')!.pid, pid, 'the priority it runs at is the same: no restart');
+    const warned = lines.filter((l) => l.level === 40 && l.backend === 'a').map((l) => l.msg);
+    assert.equal(warned, ["nice 3 is below the service's --worker-nice 8: the backend runs at 8 (a higher priority would need privileges the service does not take)"]);
   } finally {
     await reg.stopAll();
   }
