@@ -114,10 +114,27 @@ export interface BackendApi {
 
 export type { BackendCall, CallOutcome };
 
+// fetch's 'fetch failed' says nothing of why (refused, DNS, TLS): its cause does, also when
+// another error wraps it ('Version negotiation probe failed: fetch failed').
+function withCause(error: Error): string {
+  if (!error.message.endsWith('fetch failed')) return error.message;
+  let at: unknown = error;
+  for (let depth = 0; depth < 4 && at instanceof Error; depth++) {
+    const cause: unknown = (at as { cause?: unknown }).cause;
+    if (cause instanceof Error && !cause.message.endsWith('fetch failed')) {
+      const code = (cause as { code?: unknown }).code;
+      const why = cause.message || (typeof code === 'string' ? code : cause.name);
+      return `${error.message}: ${why}${typeof code === 'string' && !why.includes(code) ? ` (${code})` : ''}`;
+    }
+    at = cause;
+  }
+  return error.message;
+}
+
 export function toWireError(error: unknown): WireError {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return { name: error.name, message: error.message, ...(code !== undefined ? { code: String(code) } : {}) };
+    return { name: error.name, message: withCause(error), ...(code !== undefined ? { code: String(code) } : {}) };
   }
   return { name: 'Error', message: String(error) };
 }
