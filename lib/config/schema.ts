@@ -21,6 +21,12 @@ const stderrLimits = z.strictObject(
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `one of the keys ${STDERR_LIMIT_KEYS.join(', ')}` : undefined) },
 );
+// RFC 9110 §5.1: a header name is a token; a value holds no line break or NUL (fetch refuses both,
+// but only when the backend connects: here it is the configuration's error, named by its path).
+const headerRecord = z.record(
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~, no spaces)'),
+  z.string().regex(/^[^\r\n\0]*$/, 'a header value on one line (no line break or NUL)'),
+);
 const envForm = z.union([
   z.record(z.string(), z.string()),
   z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/s, 'a `KEY=value` or bare `KEY` entry')),
@@ -32,7 +38,7 @@ export const serverDefaultsSchema = z.object({
   connectionTimeout: milliseconds.optional(),
   requestTimeout: milliseconds.optional(),
   oauth: z.record(z.string(), z.unknown()).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: headerRecord.optional(),
   inheritParentEnv: z.boolean().optional(),
   envFilter: z.array(z.string().min(1)).optional(),
   restartOnExit: z.boolean().optional(),
@@ -54,7 +60,7 @@ export const serverEntrySchema = z.object({
   toolDescriptionOverrides: z
     .record(z.string().trim().min(1, 'a non-empty tool name'), z.string().trim().min(1, 'a non-blank description'))
     .optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: headerRecord.optional(),
   oauth: z.record(z.string(), z.unknown()).optional(),
   url: z.string().min(1).optional(),
   command: z.string().trim().min(1, 'a non-empty command').optional(),

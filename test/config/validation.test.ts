@@ -78,6 +78,8 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['tags is a string', 'a', { command: 'node', tags: 'web' }, P('mcpServers.a.tags', 'expected an array, found the string "web"')],
   ['tag with a space', 'a', { command: 'node', tags: ['ok', 'bad tag'] }, P('mcpServers.a.tags[1]', 'expected a tag of letters, digits and _ . : -, found the string "bad tag"')],
   ['headers value is a number', 'a', { url: 'http://h.test', headers: { 'X-Key': 5 } }, P('mcpServers.a.headers.X-Key', 'expected a string, found a number')],
+  ['a header name with a space', 'a', { url: 'http://h.test', headers: { 'Bad Header': 'v' } }, P('mcpServers.a.headers["Bad Header"]', 'expected an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~, no spaces), found the key "Bad Header"')],
+  ['a header value with a line break, under a secret\'s name', 'a', { url: 'http://h.test', headers: { Authorization: 'Bearer abc\r\nX-Injected: 1' } }, P('mcpServers.a.headers.Authorization', 'expected a header value on one line (no line break or NUL), found a string of 25 characters')],
   ['oauth is a string', 'a', { url: 'http://h.test', oauth: 'yes' }, P('mcpServers.a.oauth', 'expected an object, found the string "yes"')],
   ['cwd is empty', 'a', { command: 'node', cwd: '' }, P('mcpServers.a.cwd', 'expected a non-empty string, found an empty string')],
   ['envFilter entry is empty', 'a', { command: 'node', envFilter: ['A_*', ''] }, P('mcpServers.a.envFilter[1]', 'expected a non-empty string, found an empty string')],
@@ -91,7 +93,7 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
 
   // stderrLimits (decisions §2): positive whole numbers up to a maximum, no unknown keys
   ['stderrLimits is a number', 'a', { command: 'node', stderrLimits: 5 }, P('mcpServers.a.stderrLimits', 'expected an object, found the number 5')],
-  ['stderrLimits is an array', 'a', { command: 'node', stderrLimits: [] }, P('mcpServers.a.stderrLimits', 'expected an object, found an array of 0')],
+  ['stderrLimits is an array', 'a', { command: 'node', stderrLimits: [] }, P('mcpServers.a.stderrLimits', 'expected an object, found an empty array')],
   ['stderrLimits.lineBytes is zero', 'a', { command: 'node', stderrLimits: { lineBytes: 0 } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a value greater than 0, found the number 0')],
   ['stderrLimits.lineBytes is a string', 'a', { command: 'node', stderrLimits: { lineBytes: '8k' } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a number, found the string "8k"')],
   ['stderrLimits.lineBytes above 1 MiB', 'a', { command: 'node', stderrLimits: { lineBytes: 1_048_577 } }, P('mcpServers.a.stderrLimits.lineBytes', 'expected a value of at most 1048576, found the number 1048577')],
@@ -226,11 +228,11 @@ test('validation :: bad name keeps the tags and disabled flag', () => {
 // ---- document-level problems -----------------------------------------------------------------
 
 const documentCases: Array<[title: string, raw: unknown, expected: string[]]> = [
-  ['document is an array', [], [`${FILE}: expected a JSON object, found an array of 0`]],
+  ['document is an array', [], [`${FILE}: expected a JSON object, found an empty array`]],
   ['document is a string', 'mcpServers', [`${FILE}: expected a JSON object, found the string "mcpServers"`]],
   ['document is null', null, [`${FILE}: expected a JSON object, found null`]],
   ['document is a number', 42, [`${FILE}: expected a JSON object, found the number 42`]],
-  ['mcpServers is an array', { mcpServers: [] }, [P('mcpServers', 'expected an object, found an array of 0')]],
+  ['mcpServers is an array', { mcpServers: [] }, [P('mcpServers', 'expected an object, found an empty array')]],
   ['mcpServers is a string', { mcpServers: 'none' }, [P('mcpServers', 'expected an object, found the string "none"')]],
   ['mcpServers is null', { mcpServers: null }, [P('mcpServers', 'expected an object, found null')]],
   // service.md marks mcpServers as the one non-optional top-level key
@@ -238,7 +240,7 @@ const documentCases: Array<[title: string, raw: unknown, expected: string[]]> = 
   ['mcpTemplates is not an object', { mcpServers: {}, mcpTemplates: ['t'] }, [P('mcpTemplates', 'expected an object, found an array of 1')]],
   ['templateSettings is not an object', { mcpServers: {}, templateSettings: true }, [P('templateSettings', 'expected an object, found true')]],
   ['serverDefaults is a string', { mcpServers: {}, serverDefaults: 'x' }, [P('serverDefaults', 'expected an object, found the string "x"')]],
-  ['serverDefaults is an array', { mcpServers: {}, serverDefaults: [] }, [P('serverDefaults', 'expected an object, found an array of 0')]],
+  ['serverDefaults is an array', { mcpServers: {}, serverDefaults: [] }, [P('serverDefaults', 'expected an object, found an empty array')]],
   ['serverDefaults bad values', { mcpServers: {}, serverDefaults: { timeout: '5s', envFilter: 'A_*', inheritParentEnv: 1 } }, [
     P('serverDefaults.timeout', 'expected a number, found the string "5s"'),
     P('serverDefaults.inheritParentEnv', 'expected true or false, found the number 1'),
