@@ -40,7 +40,7 @@ export class BackendStderr {
     this.limits = limits;
     this.limiter = newStderrLimiter(limits);
     if (this.spec.type !== 'stdio') this.log.info({ stderrLimits: limits }, 'stderr limits changed: not used, a remote server has no stderr');
-    else if (this.spec.stderr !== 'pipe') this.log.info({ stderrLimits: limits, stderr: this.spec.stderr }, 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is not "pipe")');
+    else if (this.spec.stderr !== 'pipe') this.log.info({ stderrLimits: limits, stderr: this.spec.stderr }, 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is neither "pipe" nor "overlapped")');
     else this.log.info({ stderrLimits: limits }, 'stderr limits changed: the new quota applies now, without a restart');
     this.capture?.setLimits(limits, this.limiter);
   }

@@ -61,7 +61,7 @@ export function describeValue(value: unknown, secret = false): string {
   }
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;
   switch (typeof value) {
     case 'string': {
       if (value === '') return 'an empty string';

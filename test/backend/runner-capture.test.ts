@@ -78,7 +78,7 @@ test("runner capture :: new stderr limits for a server whose stderr is not captu
   const h = harness(stdioSpec('quiet', STDIO_SERVER, { stderr: 'ignore' }));
   try {
     h.runner.setStderrLimits({ ...DEFAULT_STDERR_LIMITS, linesPerWindow: 2 });
-    assert.ok(h.logs.some((l) => l.msg === 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is not "pipe")' && l.stderr === 'ignore'), JSON.stringify(h.logs));
+    assert.ok(h.logs.some((l) => l.msg === 'stderr limits changed: not used, this server\'s stderr is not captured (its "stderr" is neither "pipe" nor "overlapped")' && l.stderr === 'ignore'), JSON.stringify(h.logs));
   } finally {
     await h.close();
   }

@@ -117,7 +117,7 @@ if (typeof process.getuid === 'function' && process.getuid() !== 0) {
 
 test('load :: invalid document is reported with its path', async () => {
   const location = writeConfig(tempDir(), { mcpServers: [] });
-  assert.equal(problems(await loadConfig(location, PARENT, 'linux')), [`${location.file} at mcpServers: expected an object, found an array of 0`]);
+  assert.equal(problems(await loadConfig(location, PARENT, 'linux')), [`${location.file} at mcpServers: expected an object, found an empty array`]);
 });
 
 test('load :: .env beside the file is the Runtime Scope and never touches process.env', async () => {
