@@ -13,6 +13,8 @@ import type { BackendToHub, HubToBackend, InputMethod, InputOutcome } from '../s
 import type { ConnectionFacts } from '../shared/messages/calls.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
+import { Code, rpcCode } from '../shared/errors.ts';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting.ts';
 
 /** What the ports need of the backend connection (the runner). */
 export type CallRunner = {
@@ -73,6 +75,8 @@ export class HubPorts {
     }
     this.ports.set(hub, port);
     port.on('message', (message: HubToBackend) => this.onMessage(hub, message));
+    // A message the hub sent that cannot be read here is lost: said, not silent (the hub refuses what nests too deep to send).
+    port.on('messageerror', (error) => this.options.warn({ hub, code: Code.protocol_error, error: error.message }, `a message from MCP worker ${hub} could not be read and was dropped: ${error.message}`));
     port.on('close', () => {
       if (this.ports.get(hub) !== port) return;
       this.ports.delete(hub);
@@ -93,6 +97,13 @@ export class HubPorts {
       this.origins.set(callId, null);
       this.runner.cancel(callId);
     }
+  }
+
+  // An answer the hub could not read (see nesting.ts) would leave its call waiting for ever.
+  private deliverable(outcome: CallOutcome): CallOutcome {
+    if (!outcome.ok || !nestsDeeperThan(outcome.result, MAX_NESTING)) return outcome;
+    const backend = this.options.backend;
+    return { ok: false, error: { kind: 'internal', code: rpcCode(Code.too_deep), message: `backend '${backend}' answered with a result nested more than ${MAX_NESTING} levels deep: not forwarded`, data: { code: Code.too_deep, backend } } };
   }
 
   private post(hub: number, message: BackendToHub): void {
@@ -137,7 +148,7 @@ export class HubPorts {
       this.origins.delete(callId);
       this.awaitedTasks.delete(callId);
       // A call parked by its hub and never resumed: nobody waits for its outcome any more.
-      if (origin) this.post(origin.hub, { type: 'outcome', callId: origin.callId, outcome });
+      if (origin) this.post(origin.hub, { type: 'outcome', callId: origin.callId, outcome: this.deliverable(outcome) });
       const why = outcome.ok ? 'the call it belonged to has ended' : outcome.error.kind === 'disconnected' ? GONE : `the call it belonged to failed: ${outcome.error.message}`;
       for (const [parkId, parked] of this.parked) if (parked.workerCallId === callId) this.expire(parkId, why);
     });

@@ -7,7 +7,8 @@ import type { BackendMethod, CallError, CallOutcome, Inventory } from '../shared
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './link-types.ts';
 import { inputError } from './client-input.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
-import { Code } from '../shared/errors.ts';
+import { Code, rpcCode } from '../shared/errors.ts';
+import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -47,6 +48,8 @@ export class BackendLink implements RouterLink {
     private readonly events: LinkEvents,
   ) {
     port.on('message', (message: BackendToHub) => this.onMessage(message));
+    // A message the worker sent that cannot be read here is lost: said, not silent.
+    port.on('messageerror', (error) => events.warn?.({ backend: name, code: Code.protocol_error, error: error.message }, `a message from backend '${name}''s worker could not be read and was dropped: ${error.message}`));
     port.on('close', () => this.close(`backend '${name}' went away (its worker thread ended: a stop, a restart or a failure); the request was not completed`));
   }
 
@@ -130,12 +133,17 @@ export class BackendLink implements RouterLink {
   private async run(extra: CallExtra, message: (callId: number) => HubToBackend): Promise<LinkOutcome> {
     if (this.closed) return { ok: false, error: { kind: 'disconnected', code: -32603, message: `Backend '${this.name}' is not connected` } };
     const callId = this.nextCallId++;
+    const outgoing = message(callId);
+    // The worker could not read it (see nesting.ts): the call would never be answered.
+    if (nestsDeeperThan(outgoing, MAX_NESTING)) {
+      return { ok: false, error: { kind: 'internal', code: rpcCode(Code.too_deep), message: `The request's params nest more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`, data: { code: Code.too_deep, backend: this.name } } };
+    }
     const onAbort = () => this.send({ type: 'cancel', callId });
     extra.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const outcome = await new Promise<LinkOutcome>((settle) => {
         this.inflight.set(callId, { settle, extra });
-        this.send(message(callId));
+        this.send(outgoing);
       });
       if ('parked' in outcome || outcome.ok || outcome.error.kind !== 'disconnected' || this.verdicts.has(outcome.error)) return outcome;
       // The child died under the call: supervision's verdict names what happens next.
