@@ -19,6 +19,7 @@ import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
 import { callErrorOf, callTimedOut, failureFields, notConnected } from './call-errors.ts';
 import { newBackendClient, remoteTransport } from './backend-client.ts';
+import { isUnreachable } from './unreachable.ts';
 import { readInventory } from './read-inventory.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
 
@@ -282,6 +283,7 @@ export class BackendRunner {
           : await client.request({ method: call.method, params } as never, RAW_RESULT, { ...options, ...(call.method === 'resources/read' ? { cacheMode: 'bypass' as const } : {}) });
       return { ok: true, result: unwrapTaskHandle(result as Record<string, unknown>) };
     } catch (error) {
+      if (!timedOut && !abort.signal.aborted) this.lostIfUnreachable(client, error);
       return { ok: false, error: timedOut ? this.timedOut() : this.callError(error, abort.signal.aborted) };
     } finally {
       timer.clear();
@@ -363,7 +365,20 @@ export class BackendRunner {
     } catch (error) {
       if (this.stopping) return;
       this.emit({ type: 'ping', at: Date.now(), ok: false, error: toWireError(error) });
+      this.lostIfUnreachable(client, error);
     }
+  }
+
+  // A remote backend that cannot be reached any more has lost its transport, not missed one answer
+  // (decisions §3: a transport error is `error`, critical): it is reported failed, its calls in
+  // flight fail, and it is reconnected with backoff. Its client sees no close: HTTP is per request.
+  private lostIfUnreachable(client: Client, error: unknown): void {
+    if (this.spec.type === 'stdio' || this.stopping || !this.connected || client !== this.client || !isUnreachable(error)) return;
+    this.generation++; // the old client's later close is not news
+    this.disconnected();
+    const wire = toWireError(error);
+    this.emit({ type: 'failed', at: Date.now(), error: { name: wire.name, message: `the remote backend cannot be reached: ${wire.message}` }, authRequired: false, exit: null });
+    this.scheduleReconnect();
   }
 
   private disconnected(): void {

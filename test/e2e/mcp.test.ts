@@ -609,6 +609,34 @@ R('e2e mcp :: a remote backend that is down shows error, then connects when it c
   }
 });
 
+R('e2e mcp :: a connected remote backend that goes away is in error at once (a transport error, decisions §3), then reconnects when it is back', async () => {
+  let backend: HttpBackend | undefined = await startHttpBackend();
+  const port = Number(new URL(backend.url).port);
+  const service = await startService({ config: { mcpServers: { remote: { url: backend.url, connectionTimeout: 2000 } } }, args: ['--health-info-level', 'basic', '--health-rate-limit', '0'] });
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  try {
+    await service.waitFor(async () => (await service.get('/health/mcp/remote')).status === 200, 'remote connected');
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.base}/mcp`)));
+    await backend.close();
+    backend = undefined;
+    // A call is what notices (a ping would, within 30 s): it fails, and so does the backend.
+    const failed = await client.callTool({ name: 'remote_agent_shout', arguments: { text: 'gone' } }).then(() => null, (e: Error) => e);
+    assert.ok(failed, 'the call failed');
+    const down = (await service.get('/health')).body.servers.details[0];
+    assert.is(down.status, 'error');
+    assert.is(down.healthy, false);
+    assert.match(down.lastError, /the remote backend cannot be reached: .*ECONNREFUSED/);
+    await service.waitForLog((l) => l.msg === 'reconnecting to the remote backend');
+    backend = await startHttpBackend(port);
+    await service.waitFor(async () => (await service.get('/health')).body.servers?.details?.[0]?.status === 'connected', 'remote reconnected', 20_000);
+    assert.equal((await client.callTool({ name: 'remote_agent_shout', arguments: { text: 'back' } })).content, [{ type: 'text', text: 'BACK' }]);
+  } finally {
+    await client.close();
+    await service.stop();
+    await backend?.close();
+  }
+});
+
 R("e2e mcp :: a remote backend's URL with user:password@ connects: they go as a Basic Authorization header, and the password is in no log", async () => {
   const password = 'Zq7hunter2Remote9x';
   const backend = await startHttpBackend(0, `Basic ${Buffer.from(`bob:${password}`).toString('base64')}`);
