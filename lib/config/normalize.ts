@@ -5,6 +5,8 @@ import { buildChildEnv, type EnvSources, substitute, UndefinedVariableError } fr
 import { isSecretName } from '../shared/secret-values.ts';
 import { mergeServerDefaults } from './merge.ts';
 import {
+  HEADER_VALUE,
+  HEADER_VALUE_EXPECTED,
   KNOWN_DEFAULTS_KEYS,
   KNOWN_SERVER_KEYS,
   KNOWN_TOP_LEVEL_KEYS,
@@ -193,9 +195,15 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
   if (e.url === undefined) return { problem: { path: `${where}.url`, expected: `a url (required for type ${type})`, found: 'nothing' } };
   const url = sub(e.url, `${where}.url`);
   if (!z.url({ protocol: /^https?$/ }).safeParse(url).success) {
-    return { problem: { path: `${where}.url`, expected: 'an absolute http:// or https:// URL', found: describeValue(url) } };
+    return { problem: { path: `${where}.url`, expected: 'an absolute URL whose scheme is http or https', found: describeValue(url) } };
   }
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(e.headers ?? {})) headers[key] = sub(value, `${where}.headers.${key}`);
+  for (const [key, value] of Object.entries(e.headers ?? {})) {
+    headers[key] = sub(value, `${where}.headers.${key}`);
+    // A value substituted from $NAME is checked as a written one is (schema.ts): fetch would refuse it only at connect.
+    if (!HEADER_VALUE.test(headers[key]!)) {
+      return { problem: { path: `${where}.headers.${key}`, expected: `${HEADER_VALUE_EXPECTED} once its variables are substituted`, found: describeValue(headers[key], isSecretName(key)) } };
+    }
+  }
   return { spec: withSecrets({ ...common, type, url, headers }) };
 }

@@ -23,9 +23,11 @@ const stderrLimits = z.strictObject(
 );
 // RFC 9110 §5.1: a header name is a token; a value holds no line break or NUL (fetch refuses both,
 // but only when the backend connects: here it is the configuration's error, named by its path).
+export const HEADER_VALUE = /^[^\r\n\0\u0100-\uffff]*$/;
+export const HEADER_VALUE_EXPECTED = 'a header value on one line, of Latin-1 characters (no line break, NUL or character above U+00FF)';
 const headerRecord = z.record(
   z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~, no spaces)'),
-  z.string().regex(/^[^\r\n\0]*$/, 'a header value on one line (no line break or NUL)'),
+  z.string().regex(HEADER_VALUE, HEADER_VALUE_EXPECTED),
 );
 const envForm = z.union([
   z.record(z.string(), z.string()),

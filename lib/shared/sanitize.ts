@@ -26,6 +26,8 @@ const SCHEME = String.raw`[a-z][\w+.-]{0,31}:\/\/`;
 const URL_CREDENTIALS = new RegExp(String.raw`\b(${SCHEME})[^\s\/?#@]{1,256}@`, 'gi');
 // `user:pass@host` without a scheme (e.g. a DSN fragment); lookbehind anchors it to the start of a run.
 const BARE_CREDENTIALS = /(?<![\w.%+:\/-])[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\[])/g;
+// A URL whose `://` is mistyped (`http//user:pass@h`, `http:/user:pass@h`): its userinfo is still one.
+const MISTYPED_URL_CREDENTIALS = /\b([a-z][\w+.-]{0,31}:?\/{1,3})[\w.%+-]{1,64}:[^\s\/@]{1,128}@(?=[\w\[])/gi;
 // The key may be part of a longer one (GITHUB_TOKEN, x-api-key, client_secret, access_token).
 // An unquoted value may start with an auth scheme word (`Authorization: Bearer abc`).
 // `expected` after the separator is this service's own wording (`... at env.API_KEY: expected a string`).
@@ -86,6 +88,7 @@ function withoutCredentials(s: string): string {
   return s
     .replace(URL_CREDENTIALS, '$1[REDACTED]@')
     .replace(BARE_CREDENTIALS, '[REDACTED]@')
+    .replace(MISTYPED_URL_CREDENTIALS, '$1[REDACTED]@')
     .replace(KEY_VALUE, (_m, key: string, value: string) => {
       const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
       return `${key}${quote}[REDACTED]${quote}`;

@@ -69,10 +69,27 @@ function urlCredentials(url: string): string[] {
   return secret ? [secret, decodeUserinfo(secret), token, token.replace(/=+$/, '')] : [];
 }
 
+// The values of secret-named flags among a command's args: `--token=abc`, and `--password abc`.
+function flagSecrets(args: readonly string[]): string[] {
+  const found: string[] = [];
+  args.forEach((arg, i) => {
+    const inline = /^--?([A-Za-z][\w.-]*)=(.+)$/s.exec(arg);
+    if (inline && isSecretName(inline[1]!)) found.push(inline[2]!);
+    const flag = /^--?([A-Za-z][\w.-]*)$/.exec(arg);
+    const next = args[i + 1];
+    if (flag && isSecretName(flag[1]!) && next !== undefined && !next.startsWith('-')) found.push(next);
+  });
+  return found;
+}
+
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */
 export function secretValuesOf(spec: BackendSpec): string[] {
   const named = spec.type === 'stdio' ? spec.env : spec.headers;
-  const candidates = [...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])), ...(spec.referencedSecrets ?? []), ...(spec.type === 'stdio' ? [] : urlCredentials(spec.url))];
+  const candidates = [
+    ...Object.entries(named).flatMap(([name, value]) => (isSecretName(name) ? [value] : [])),
+    ...(spec.referencedSecrets ?? []),
+    ...(spec.type === 'stdio' ? flagSecrets(spec.args ?? []) : urlCredentials(spec.url)),
+  ];
   const values: string[] = [];
   for (const value of candidates) {
     if (PATH_VALUE.test(value.trim())) continue;

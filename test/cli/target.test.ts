@@ -26,7 +26,7 @@ const fail = (message: string) => () => {
 const handlers: ControlHandlers = {
   status: () => ({ live: true }),
   restart: fail(`Server 'x' not found in ${location.file}`),
-  reload: fail(`${location.file} at mcpServers.a.url: expected an absolute http:// or https:// URL, found https://user:hunter2@example.com/mcp?token=abc123`),
+  reload: fail(`${location.file} at mcpServers.a.url: expected an absolute URL whose scheme is http or https, found https://user:hunter2@example.com/mcp?token=abc123`),
   tools: fail('unused'),
 };
 const server = await startControlServer(socketPath(dir), handlers);
@@ -45,7 +45,7 @@ test('target :: ask: error messages lose their credentials', async () => {
   assert.equal(await ask(target, 'reload', {}), {
     kind: 'error',
     code: 'invalid_config',
-    message: `${location.file} at mcpServers.a.url: expected an absolute http:// or https:// URL, found https://[REDACTED]@example.com/mcp?token=[REDACTED]`,
+    message: `${location.file} at mcpServers.a.url: expected an absolute URL whose scheme is http or https, found https://[REDACTED]@example.com/mcp?token=[REDACTED]`,
   });
 });
 

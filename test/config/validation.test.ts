@@ -9,7 +9,7 @@ import type { LoadedConfig, RemoteSpec, ServerSlot, StdioSpec } from '../../lib/
 const FILE = '/cfg/agent/mcp.json';
 const DIR = '/cfg/agent';
 const SOURCES: EnvSources = {
-  parent: { HOME: '/home/ann', PATH: '/usr/bin', TOKEN: 'tok-123', HOST: 'api.example.test', DATA: '/data' },
+  parent: { HOME: '/home/ann', PATH: '/usr/bin', TOKEN: 'tok-123', HOST: 'api.example.test', DATA: '/data', MULTI: 'line1\nline2' },
   runtimeScope: { SCOPE_KEY: 'from-scope', TOKEN: 'scope-loses' },
   platform: 'linux',
 };
@@ -78,8 +78,10 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['tags is a string', 'a', { command: 'node', tags: 'web' }, P('mcpServers.a.tags', 'expected an array, found the string "web"')],
   ['tag with a space', 'a', { command: 'node', tags: ['ok', 'bad tag'] }, P('mcpServers.a.tags[1]', 'expected a tag of letters, digits and _ . : -, found the string "bad tag"')],
   ['headers value is a number', 'a', { url: 'http://h.test', headers: { 'X-Key': 5 } }, P('mcpServers.a.headers.X-Key', 'expected a string, found a number')],
+  ['a header value above Latin-1', 'a', { url: 'http://h.test', headers: { 'X-V': '日本' } }, P('mcpServers.a.headers.X-V', 'expected a header value on one line, of Latin-1 characters (no line break, NUL or character above U+00FF), found the string "日本"')],
+  ['a header value with a line break once substituted (from the environment)', 'a', { url: 'http://h.test', headers: { 'X-From-Env': '${MULTI}' } }, P('mcpServers.a.headers.X-From-Env', 'expected a header value on one line, of Latin-1 characters (no line break, NUL or character above U+00FF) once its variables are substituted, found the string "line1 line2"')],
   ['a header name with a space', 'a', { url: 'http://h.test', headers: { 'Bad Header': 'v' } }, P('mcpServers.a.headers["Bad Header"]', 'expected an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~, no spaces), found the key "Bad Header"')],
-  ['a header value with a line break, under a secret\'s name', 'a', { url: 'http://h.test', headers: { Authorization: 'Bearer abc\r\nX-Injected: 1' } }, P('mcpServers.a.headers.Authorization', 'expected a header value on one line (no line break or NUL), found a string of 25 characters')],
+  ['a header value with a line break, under a secret\'s name', 'a', { url: 'http://h.test', headers: { Authorization: 'Bearer abc\r\nX-Injected: 1' } }, P('mcpServers.a.headers.Authorization', 'expected a header value on one line, of Latin-1 characters (no line break, NUL or character above U+00FF), found a string of 25 characters')],
   ['oauth is a string', 'a', { url: 'http://h.test', oauth: 'yes' }, P('mcpServers.a.oauth', 'expected an object, found the string "yes"')],
   ['cwd is empty', 'a', { command: 'node', cwd: '' }, P('mcpServers.a.cwd', 'expected a non-empty string, found an empty string')],
   ['envFilter entry is empty', 'a', { command: 'node', envFilter: ['A_*', ''] }, P('mcpServers.a.envFilter[1]', 'expected a non-empty string, found an empty string')],
@@ -169,12 +171,12 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
 
   // urls
   ['empty url', 'a', { url: '' }, P('mcpServers.a.url', 'expected a non-empty string, found an empty string')],
-  ['url that is not a URL', 'a', { url: 'not a url' }, P('mcpServers.a.url', 'expected an absolute http:// or https:// URL, found the string "not a url"')],
-  ['url without a scheme', 'a', { url: 'localhost:3000/mcp' }, P('mcpServers.a.url', 'expected an absolute http:// or https:// URL, found the string "localhost:3000/mcp"')],
+  ['url that is not a URL', 'a', { url: 'not a url' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "not a url"')],
+  ['url without a scheme', 'a', { url: 'localhost:3000/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "localhost:3000/mcp"')],
   // decisions §4: URLs in messages are sanitized to [URL]
-  ['url with a non-http scheme (shown sanitized)', 'a', { url: 'ftp://files.example.test/mcp' }, P('mcpServers.a.url', 'expected an absolute http:// or https:// URL, found the string "[URL]"')],
-  ['sse url with ws scheme (shown sanitized)', 'a', { type: 'sse', url: 'ws://h.example.test/sse' }, P('mcpServers.a.url', 'expected an absolute http:// or https:// URL, found the string "[URL]"')],
-  ['url that only becomes bad after substitution', 'a', { url: '$HOST/mcp' }, P('mcpServers.a.url', 'expected an absolute http:// or https:// URL, found the string "api.example.test/mcp"')],
+  ['url with a non-http scheme (shown sanitized)', 'a', { url: 'ftp://files.example.test/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "[URL]"')],
+  ['sse url with ws scheme (shown sanitized)', 'a', { type: 'sse', url: 'ws://h.example.test/sse' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "[URL]"')],
+  ['url that only becomes bad after substitution', 'a', { url: '$HOST/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "api.example.test/mcp"')],
 
   // undefined ${VAR}
   ['undefined variable in command', 'a', { command: '${NODE_BIN}/node' }, P('mcpServers.a.command', UNDEF('NODE_BIN'))],

@@ -11,6 +11,8 @@ const cases: Array<[name: string, input: unknown, expected: string]> = [
   ['credentials in https URL', 'connect https://user:pass@db.example.com:5432/x failed', 'connect [URL] failed'],
   ['credentials in postgres URL with empty user', 'dsn postgres://:pw@h/db bad', 'dsn [URL] bad'],
   ['bare user:pass@host', 'redis user:hunter2@cache.internal:6379 refused', 'redis [REDACTED]@cache.internal:6379 refused'],
+  ['a URL with a mistyped :// keeps no userinfo', 'found the string "http//admin:hunter2pass@example.com/mcp"', 'found the string "http//[REDACTED]@example.com/mcp"'],
+  ['a URL with one slash keeps no userinfo', 'bad url http:/admin:pw@h.test', 'bad url http:/[REDACTED]@h.test'],
   ['scp-style git remote is not a credential', 'clone git@github.com:org/repo.git', 'clone git@github.com:org/repo.git'],
 
   // bearer and key/value secrets
@@ -155,6 +157,7 @@ const operator: Array<[name: string, input: unknown, expected: string]> = [
   ['file path kept', "ENOENT: no such file or directory, open '/home/u/x.js'", "ENOENT: no such file or directory, open '/home/u/x.js'"],
   ['config path with line and column kept', '/etc/agent/mcp.json:3:7: expected a string', '/etc/agent/mcp.json:3:7: expected a string'],
   ['URL kept, userinfo redacted', 'connect https://user:pass@db.example.com:5432/x failed', 'connect https://[REDACTED]@db.example.com:5432/x failed'],
+  ['a mistyped URL kept, userinfo redacted', 'found "http//admin:hunter2pass@example.com/mcp"', 'found "http//[REDACTED]@example.com/mcp"'],
   ['secret query value redacted, URL kept', 'GET https://api.x.io/v1?api_key=abc&page=2', 'GET https://api.x.io/v1?api_key=[REDACTED]&page=2'],
   ['?key=, &sig=, #access_token= and ?auth= values redacted, URL kept', 'login failed https://api.example.com/v1?key=s3cret&page=2&sig=abc#access_token=zzz then https://h/p?auth=xyz', 'login failed https://api.example.com/v1?key=[REDACTED]&page=2&sig=[REDACTED]#access_token=[REDACTED] then https://h/p?auth=[REDACTED]'],
   ['camelCase and provider names redacted', 'GET https://h/x?apiKey=k1&accessToken=t1&X-Amz-Signature=s1&X-Amz-Credential=c1', 'GET https://h/x?apiKey=[REDACTED]&accessToken=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Credential=[REDACTED]'],

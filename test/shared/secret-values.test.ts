@@ -57,6 +57,12 @@ test('secret values :: a path is where a secret is, not the secret; a multi-line
   assert.is(maskSecretValues('bad key: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', secrets), 'bad key: [REDACTED]');
 });
 
+test('secret values :: the values of secret-named flags among the args count, inline or as the next argument; other flags not', () => {
+  const spec = { type: 'stdio', env: {}, args: ['server.js', '--token', 'abcd1234efgh5678zz', '--password=hunter2hunter2', '--port', '8080', '--api-key', '--verbose', '-k', 'notasecret'] } as unknown as BackendSpec;
+  assert.equal(secretValuesOf(spec), ['abcd1234efgh5678zz', 'hunter2hunter2']);
+  assert.is(maskSecretValues('usage error in: --token abcd1234efgh5678zz --password hunter2hunter2', secretValuesOf(spec)), 'usage error in: --token [REDACTED] --password [REDACTED]');
+});
+
 test('secret values :: values substituted from secret-named variables count, paths among them not', () => {
   const spec = { type: 'stdio', env: {}, referencedSecrets: ['dotenvsecretvalue42', '/run/secrets/token', 'abc'] } as unknown as BackendSpec;
   assert.equal(secretValuesOf(spec), ['dotenvsecretvalue42']);
