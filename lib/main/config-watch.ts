@@ -16,7 +16,14 @@ export const WATCH_POLL_MS = 200;
 // log written next to mcp.json (or any busy file there) cost the probe path a directory scan per
 // write, 70 % of a core for a 2.8 MB/s log. A stat needs no file descriptor either, so the watch
 // keeps working when the process is out of them.
-export function watchConfig(file: string, onChange: () => void, onError: (error: Error) => void, debounceMs = RELOAD_DEBOUNCE_MS): { close(): Promise<void> } {
+export function watchConfig(
+  file: string,
+  onChange: () => void,
+  onError: (error: Error) => void,
+  debounceMs = RELOAD_DEBOUNCE_MS,
+  /** The directory was removed and is there again: what the service keeps in it may need making again. */
+  onDirectoryBack: () => void = () => undefined,
+): { close(): Promise<void> } {
   const dir = path.dirname(file);
   const names = new Set([path.basename(file), '.env']);
   let timer: NodeJS.Timeout | null = null;
@@ -54,6 +61,7 @@ export function watchConfig(file: string, onChange: () => void, onError: (error:
       clearInterval(awaiting!);
       awaiting = null;
       watcher = start();
+      onDirectoryBack();
       changed(); // what was written there before this watch began
     }, WATCH_POLL_MS);
   };

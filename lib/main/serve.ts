@@ -28,6 +28,7 @@ import { createHealthRateLimiter } from './health/rate-limit.ts';
 import type { HubHandle } from './hub-handle.ts';
 import { HubPool } from './hubs.ts';
 import { endOrphans } from './orphans.ts';
+import { procStartTime, recordChild } from '../shared/child-records.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
 import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
@@ -178,11 +179,13 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // The control socket is the instance lock: one HTTP service per configuration directory.
   // A stdio service (a desktop client's own) runs beside it without the control bus.
   let control: ControlServer | null = null;
+  let controlAt: { socket: string; handlers: ReturnType<typeof createControlHandlers> } | null = null;
   if (options.transport === 'http') {
     const socket = socketPath(stateDir);
     const handlers = createControlHandlers({ table, registry, configFile: location.file, address: () => address, reload: () => reloader.reload('agent mcp reload'), reloadFacts: () => reloader.facts });
     try {
       control = await startControlServer(socket, handlers, log);
+      controlAt = { socket, handlers };
       log.debug({ socket: control.path }, 'control bus listening');
     } catch (error) {
       if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, location.dir));
@@ -308,6 +311,28 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   } catch (error) {
     log.error({ code: Code.write_failed, file: location.file, error: redactCredentials(error) }, 'could not create the configuration file');
   }
+  // The configuration directory removed and made again (a redeploy, a new checkout): when it is
+  // also the state directory, this service's control socket and its backends' child records (the
+  // orphan sweep's) went with it, and are made again.
+  const stateDirBack = async () => {
+    if (stateDir !== location.dir || stopping) return;
+    if (control && controlAt) {
+      await control.close().catch(() => undefined);
+      control = await startControlServer(controlAt.socket, controlAt.handlers, log).catch((error: unknown) => {
+        log.error({ code: Code.internal, error: redactCredentials(error) }, 'control bus not started again: `agent mcp` commands cannot reach this service');
+        return null;
+      });
+    }
+    let records = 0;
+    for (const [name, state] of table.backends) {
+      const spec = registry.handle(name)?.spec;
+      const startTime = state.pid === null ? null : procStartTime(state.pid);
+      if (state.pid === null || startTime === null || spec?.type !== 'stdio') continue;
+      recordChild(stateDir, { pid: state.pid, startTime, backend: name, servicePid: process.pid, command: spec.command, recordedAt: new Date().toISOString() });
+      records++;
+    }
+    log.warn({ dir: stateDir, socket: control?.path ?? null, childRecords: records }, 'the configuration directory was removed and made again: the control socket and the child records are made again in it');
+  };
   if (options.reload && !stopping) {
     watcher = watchConfig(
       location.file,
@@ -318,6 +343,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
           'watching the configuration failed: a change to the file may not reload it (`agent mcp reload` still does); the service keeps running',
         ),
       ),
+      undefined,
+      () => void stateDirBack(),
     );
   }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { isAlive, processesWith } from '../helpers/processes.ts';
-import { poll, ROOT, startService, tempDir, writeConfig } from '../helpers/service.ts';
+import { poll, ROOT, runCli, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const IGNORES_EOF = path.join(ROOT, 'test/fixtures/backends/ignores-stdin-eof.mjs');
 
@@ -40,6 +40,42 @@ test('orphans :: the next service ends the backends a SIGKILLed one left behind'
   } finally {
     for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('orphans :: the configuration directory removed and made again: the control socket and the child records are made again, so the CLI and the sweep still work', async () => {
+  const parent = tempDir();
+  const dir = path.join(parent, 'cfg');
+  fs.mkdirSync(dir);
+  const marker = `orphan-${randomUUID()}`;
+  const config = { mcpServers: { stubborn: { command: process.execPath, args: [IGNORES_EOF, marker] } } };
+  let stopFirst = async (): Promise<unknown> => undefined;
+  try {
+    const first = await startService({ dir, config, args: ['--health-rate-limit', '0'] });
+    stopFirst = () => first.stop('SIGKILL');
+    await poll(async () => (await first.get('/health/mcp/stubborn')).status === 200, 'stubborn connected', 20_000);
+    const [backend] = processesWith(marker);
+    fs.rmSync(dir, { recursive: true });
+    await new Promise((r) => setTimeout(r, 600));
+    fs.mkdirSync(dir);
+    writeConfig(path.join(dir, 'mcp.json'), config); // the same entry: the backend keeps its process
+    await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the configuration directory was removed and made again'));
+    assert.ok(fs.existsSync(path.join(dir, 'children', `${backend!.pid}.json`)), 'its record made again');
+    const status = await runCli(['mcp', 'status', '--config', path.join(dir, 'mcp.json')]);
+    assert.is(status.code, 0, status.stderr);
+    assert.match(status.stdout, /Live status of the service/);
+    await first.stop('SIGKILL');
+    const second = await startService({ dir, config: { mcpServers: {} }, args: ['--health-rate-limit', '0'] });
+    try {
+      await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
+      await poll(async () => !isAlive(backend!.pid), 'the orphan gone');
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await stopFirst();
+    for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(parent, { recursive: true, force: true });
   }
 });
 
