@@ -32,6 +32,15 @@ const MAX_RETRY_MS = 60_000;
 const PASSING = /\b(?:EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
 const LOAD_FAILED = 'configuration load failed';
 
+// The entries of a loaded configuration that were not taken, for the one who asked for the reload
+// (each is also in the log and in `agent mcp status`).
+function notTaken(config: LoadedConfig): string {
+  const refused = config.servers.filter((slot) => slot.problems?.length);
+  if (refused.length === 0) return '';
+  const each = refused.map((slot) => `${slot.name}: ${slot.problems!.map(formatProblem).join('; ')}`);
+  return `; ${refused.length} ${refused.length === 1 ? 'entry was' : 'entries were'} not taken (a server already running keeps its last good entry): ${each.join(' | ')}`;
+}
+
 export class ConfigReloader {
   private loading: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -106,7 +115,7 @@ export class ConfigReloader {
     this.appliedFingerprint = outcome.fingerprint;
     this.facts.loadedAt = new Date().toISOString();
     log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
-    return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}` };
+    return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}${notTaken(outcome.config)}` };
   }
 
   /** No more loads; resolves when the one under way (if any) is done. */

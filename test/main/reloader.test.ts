@@ -93,6 +93,22 @@ test('reloader :: a configuration whose apply failed is applied again by the ret
   await failing.r.close();
 });
 
+test('reloader :: the answer to a reload names the entries that were not taken, with why', async () => {
+  const config = {
+    servers: [
+      { name: 'ok', disabled: false, tags: [], warnings: [] },
+      { name: 'bad', disabled: false, tags: [], warnings: [], problems: [{ file: '/c/mcp.json', path: 'mcpServers.bad.command', expected: 'a string', found: 'the number 3' }] },
+    ],
+  } as unknown as LoadedConfig;
+  const t = reloader([{ ok: true, config, fingerprint: 'x' }]);
+  const outcome = await t.r.reload('agent mcp reload');
+  assert.equal(outcome, {
+    ok: true,
+    message: 'loaded 2 servers from /c/mcp.json; 1 entry was not taken (a server already running keeps its last good entry): bad: /c/mcp.json at mcpServers.bad.command: expected a string, found the number 3',
+  });
+  await t.r.close();
+});
+
 test('reloader :: closing cancels a pending retry', async () => {
   const t = reloader([good('a'), unreadable('EMFILE'), good('b')]);
   await t.r.reload('startup');
