@@ -10,6 +10,7 @@ import { type BackendFilter, matchesTags } from '../shared/tag-filter.ts';
 import { aggregateHint, type CacheHint } from '../shared/cache-hint.ts';
 import { createHash } from 'node:crypto';
 import { mergedCapabilities } from './capabilities.ts';
+import { type ListKind, listSignatures, type ListSignatures } from './list-diff.ts';
 
 export type CatalogView = {
   tools: Tool[];
@@ -26,7 +27,7 @@ export type CatalogView = {
 export type HintedList = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 const HINTED_LISTS: HintedList[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
-export type ListKind = 'tools' | 'prompts' | 'resources';
+export type { ListKind } from './list-diff.ts';
 
 /** One digest per list of a view: what a session last saw of it (ChangeNotifier's sinks compare). */
 export type ListDigests = Record<ListKind, string>;
@@ -161,20 +162,9 @@ export class Catalog {
     return share;
   }
 
-  /**
-   * One signature per list kind of the unfiltered view, to tell which lists really changed.
-   * Tags decide what filtered sessions see, so a list's signature includes the tags of the
-   * backends that contribute to it, and of no other: a backend without prompts that connects
-   * or changes its tags does not change the prompt list.
-   */
-  signatures(): Record<ListKind, string> {
-    const v = this.view(null);
-    const tagsOf = (has: (b: BackendState) => boolean) => JSON.stringify(this.visibleBackends(null).filter(has).map((b) => [b.name, b.tags]));
-    return {
-      tools: JSON.stringify([v.tools, tagsOf((b) => b.inventory!.tools.length > 0)]),
-      prompts: JSON.stringify([v.prompts, tagsOf((b) => b.inventory!.prompts.length > 0)]),
-      resources: JSON.stringify([v.resources, v.resourceTemplates, tagsOf((b) => b.inventory!.resources.length + b.inventory!.resourceTemplates.length > 0)]),
-    };
+  /** One signature per list kind of the unfiltered view, to tell which lists really changed (list-diff.ts). */
+  signatures(): ListSignatures {
+    return listSignatures(this.view(null), this.visibleBackends(null));
   }
 
   /**

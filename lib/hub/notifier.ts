@@ -1,6 +1,7 @@
 // Tells connected clients which lists changed: debounced so a burst of backend events makes one
 // notification, and diffed so an event that changes nothing visible sends nothing.
 import type { Catalog, ListKind } from './catalog.ts';
+import { changedLists, type ListSignatures } from './list-diff.ts';
 
 export const CHANGE_DEBOUNCE_MS = 100;
 
@@ -8,7 +9,7 @@ export type ChangeSink = (kind: ListKind) => void;
 
 export class ChangeNotifier {
   private readonly sinks = new Set<ChangeSink>();
-  private last: Record<ListKind, string>;
+  private last: ListSignatures;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -48,10 +49,7 @@ export class ChangeNotifier {
 
   private flush(): void {
     const now = this.catalog.signatures();
-    for (const kind of Object.keys(now) as ListKind[]) {
-      if (now[kind] === this.last[kind]) continue;
-      for (const sink of this.sinks) sink(kind);
-    }
+    for (const kind of changedLists(this.last, now)) for (const sink of this.sinks) sink(kind);
     this.last = now;
   }
 
