@@ -6,7 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import type { HubSettings, HubToMain, MainToHub } from '../shared/messages/hub.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
-import { Code } from '../shared/errors.ts';
+import { Code, Messages } from '../shared/errors.ts';
 import { createHubApp } from './app.ts';
 import { HubBackends } from './backends.ts';
 import { Catalog } from './catalog.ts';
@@ -49,7 +49,7 @@ const LOAD_INTERVAL_MS = 250;
 const REWIRE_WAIT_MS = 5_000;
 
 /** What a call in flight gets when the service stops (the catalogue's `service_stopping`, as stdio mode words it). */
-const STOPPING = 'The service is shutting down: the request was not completed';
+const STOPPING = Messages.serviceStopping;
 /** At shutdown, how long the calls just failed may take to send their answers before the sessions close. */
 const ANSWERS_WAIT_MS = 500;
 

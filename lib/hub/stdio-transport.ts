@@ -17,7 +17,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
-import { Code, rpcCode } from '../shared/errors.ts';
+import { Code, Messages, rpcCode } from '../shared/errors.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -323,7 +323,7 @@ export class ChannelStdioTransport implements Transport {
     // Lines that arrived before serving started are read for their requests' ids.
     if (this.waiting) this.readWaitingForIds();
     // Requests still owed when the service stops (a signal, the drain's deadline) are told so.
-    const error = { code: rpcCode(Code.service_stopping), message: 'The service is shutting down: the request was not completed' };
+    const error = { code: rpcCode(Code.service_stopping), message: Messages.serviceStopping };
     for (const id of [...this.owed.keys()]) {
       void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
       this.owed.delete(id);

@@ -92,7 +92,7 @@ export class HubHandle {
     this.worker = worker;
     this.ready = false;
     this.load = { sessions: 0, calls: 0 };
-    this.pumpClient = new PumpClient(channel.port1, this.options.limits);
+    this.pumpClient = new PumpClient(channel.port1, this.options.limits, (fields, msg) => this.log.error({ hub: this.index, ...fields }, msg));
     forEachLine(worker.stdout, (line) => this.log.warn({ hub: this.index, stream: 'worker stdout' }, line));
     forEachLine(worker.stderr, (line) => this.log.warn({ hub: this.index, stream: 'worker stderr' }, line));
     worker.on('message', (message: HubToMain) => {

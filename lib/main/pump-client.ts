@@ -57,6 +57,8 @@ export class PumpClient {
   constructor(
     private readonly port: MessagePort,
     private readonly limits: PumpLimits,
+    /** A message this version does not know (a bug): logged, never thrown on the probe path's thread. */
+    private readonly protocolError: (fields: Record<string, unknown>, msg: string) => void = () => undefined,
   ) {
     port.on('message', (message: PumpToMain) => this.onMessage(message));
   }
@@ -209,7 +211,7 @@ export class PumpClient {
         return;
       default: {
         const unknown: never = message;
-        throw new Error(`protocol error: unknown pump message ${JSON.stringify(unknown)}`);
+        this.protocolError({ code: Code.protocol_error, message: unknown }, 'protocol error: unknown message from an MCP worker\'s pump');
       }
     }
   }

@@ -93,6 +93,7 @@ export const Messages = {
   hubFailed: 'The MCP worker handling this request stopped before it answered and is restarting; the request may or may not have taken effect: retry in a moment if it is safe to repeat',
   bodyTooLarge: (limit: number) => `Request body too large: the limit is ${limit} bytes (--max-message-bytes)`,
   noSuchRoute: 'No such route',
+  serviceStopping: 'The service is shutting down: the request was not completed',
   serverNotFound: (name: string) => `Server '${name}' not found`,
 } as const;
 

@@ -243,4 +243,15 @@ test('pump client :: a stream whose owed requests change (legacy SSE) ends with 
   }
 });
 
+test('pump client :: an unknown message from the hub is logged, not thrown on the main thread', async () => {
+  const { port1, port2 } = new MessageChannel();
+  const logged: { fields: Record<string, unknown>; msg: string }[] = [];
+  const client = new PumpClient(port1 as MessagePort, { maxBodyBytes: LIMIT }, (fields, msg) => void logged.push({ fields, msg }));
+  port2.postMessage({ type: 'from-a-newer-version' });
+  for (let i = 0; i < 50 && logged.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(logged, [{ fields: { code: 'protocol_error', message: { type: 'from-a-newer-version' } }, msg: "protocol error: unknown message from an MCP worker's pump" }]);
+  assert.ok(client, 'the client lives on');
+  port1.close();
+});
+
 test.run();
