@@ -6,6 +6,7 @@ import type { LogLevel } from '../shared/logger.ts';
 import type { WorkerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { Code } from '../shared/errors.ts';
+import { TIMEOUTS_CRITICAL } from '../shared/status.ts';
 
 export type BackendEffect =
   /** The worker has loaded: start its child if a start is wanted. */
@@ -113,11 +114,12 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
     }
     case 'stopped':
       return { patch: { phase: 'stopped', pid: null }, effects: [{ type: 'changed' }] };
-    case 'callHealth':
-      return {
-        patch: { consecutiveTimeouts: event.consecutiveTimeouts, ...(event.consecutiveTimeouts > 0 ? { lastTimeoutAt: event.at } : {}) },
-        effects: [],
-      };
+    case 'callHealth': {
+      const patch: Partial<BackendState> = { consecutiveTimeouts: event.consecutiveTimeouts, ...(event.consecutiveTimeouts > 0 ? { lastTimeoutAt: event.at } : {}) };
+      // The streak that makes the backend unhealthy is its last error: an unhealthy report says why.
+      if (event.consecutiveTimeouts >= TIMEOUTS_CRITICAL) patch.lastError = patch.lastErrorPublic = `${event.consecutiveTimeouts} consecutive requests timed out (requestTimeout)`;
+      return { patch, effects: [] };
+    }
     case 'log':
       return { patch: {}, effects: [{ type: 'log', level: event.level, msg: event.msg, fields: { backend: state.name, ...event.fields } }] };
     default: {

@@ -94,7 +94,8 @@ const cases: Case[] = [
   ],
   ['an end while stopping is expected: nothing changes', running(), { v: 1, type: 'exited', at: AT, exit, error: null }, STOPPING, {}, []],
   ['stopped', running(), { v: 1, type: 'stopped', at: AT }, STOPPING, { phase: 'stopped', pid: null }, ['changed']],
-  ['a timeout streak is recorded with its time', running(), { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 3 }, UNSUPERVISED, { consecutiveTimeouts: 3, lastTimeoutAt: AT }, []],
+  ['a timeout streak is recorded with its time', running(), { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 2 }, UNSUPERVISED, { consecutiveTimeouts: 2, lastTimeoutAt: AT }, []],
+  ['a streak that makes the backend unhealthy is its last error', running(), { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 3 }, UNSUPERVISED, { consecutiveTimeouts: 3, lastTimeoutAt: AT, lastError: '3 consecutive requests timed out (requestTimeout)', lastErrorPublic: '3 consecutive requests timed out (requestTimeout)' }, []],
   ['an answered call ends the streak', { ...running(), consecutiveTimeouts: 3, lastTimeoutAt: AT - 1 }, { v: 1, type: 'callHealth', at: AT, consecutiveTimeouts: 0 }, UNSUPERVISED, { consecutiveTimeouts: 0 }, []],
   ['worker logs are logged with the backend name', running(), { v: 1, type: 'log', level: 'warn', msg: 'm', fields: { a: 1 } }, UNSUPERVISED, {}, ['log:warn']],
 ];
