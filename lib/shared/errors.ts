@@ -131,8 +131,10 @@ export function rpcCode(code: ErrorCode): number {
 
 /**
  * A JSON-RPC error answer to no particular request (an HTTP error of the MCP endpoints). `rpc`
- * overrides the catalogue's number where an endpoint has always answered with another one.
+ * overrides the catalogue's number where an endpoint has always answered with another one;
+ * `data.code` names the catalogue's code, as routed errors do (hub_unavailable and hub_failed
+ * share -32603).
  */
-export function jsonRpcErrorBody(code: ErrorCode, message: string, rpc = rpcCode(code)): { jsonrpc: '2.0'; error: { code: number; message: string }; id: null } {
-  return { jsonrpc: '2.0', error: { code: rpc, message }, id: null };
+export function jsonRpcErrorBody(code: ErrorCode, message: string, rpc = rpcCode(code)): { jsonrpc: '2.0'; error: { code: number; message: string; data: { code: ErrorCode } }; id: null } {
+  return { jsonrpc: '2.0', error: { code: rpc, message, data: { code } }, id: null };
 }

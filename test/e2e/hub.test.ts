@@ -151,7 +151,7 @@ One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes 
   assert.ok(crash === 503 || crash === 0, `the request that killed the hub was answered 503 or cut (${crash})`);
   const during = await fetch(`${svc.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
   assert.is(during.status, 503);
-  assert.equal(await during.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'The MCP service is restarting; retry in a moment' }, id: null });
+  assert.equal(await during.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'The MCP service is restarting; retry in a moment', data: { code: 'hub_unavailable' } }, id: null });
   await svc.waitForLog((l) => l.msg === 'hub restarted: serving MCP clients again', 10_000);
   probing = false;
   await prober;

@@ -30,7 +30,7 @@ H.after(async () => {
   await svc.stop();
 });
 
-const tooLarge = { jsonrpc: '2.0', error: { code: -32600, message: `Request body too large: the limit is ${LIMIT} bytes (--max-message-bytes)` }, id: null };
+const tooLarge = { jsonrpc: '2.0', error: { code: -32600, message: `Request body too large: the limit is ${LIMIT} bytes (--max-message-bytes)`, data: { code: 'message_too_large' } }, id: null };
 
 H('limits :: an MCP request body over --max-message-bytes gets 413 naming the limit, declared or streamed', async () => {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fixture_agent_echo', arguments: { text: 'x'.repeat(LIMIT) } } });

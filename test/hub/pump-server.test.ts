@@ -223,7 +223,7 @@ test('pump server :: an app that throws answers 500 with a JSON-RPC body, and th
   p.send(head(1, 'GET', '/api/v1/servers'));
   await p.until(() => p.ended(1), 'the end');
   assert.is(p.headOf(1)!.status, 500);
-  assert.is(p.body(1), '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: boom"},"id":null}');
+  assert.is(p.body(1), '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: boom","data":{"code":"internal"}},"id":null}');
   assert.is((p.errors[0] as Error).message, 'boom');
   p.close();
 });

@@ -124,7 +124,7 @@ test('pump client :: a client that goes away while its whole body is read never 
 test('pump client :: a body over the limit is 413 with the catalogue body, declared or streamed', async () => {
   const p = await setup();
   try {
-    const tooLarge = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body too large: the limit is ${LIMIT} bytes (--max-message-bytes)"},"id":null}`;
+    const tooLarge = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Request body too large: the limit is ${LIMIT} bytes (--max-message-bytes)","data":{"code":"message_too_large"}},"id":null}`;
     const declared = await fetch(`${p.url}/mcp`, { method: 'POST', body: 'x'.repeat(LIMIT + 1) });
     assert.is(declared.status, 413);
     assert.is(await declared.text(), tooLarge);
@@ -215,7 +215,7 @@ test('pump client :: when the hub is gone a request not answered yet gets 503; a
     assert.is(await called.text(), `event: message\ndata: {"progress":1}\n\n${failure}`, 'the call\'s stream ends with its error');
     const refused = await waiting;
     assert.is(refused.status, 503);
-    assert.is(await refused.text(), JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: Messages.hubFailed }, id: null }));
+    assert.is(await refused.text(), JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: Messages.hubFailed, data: { code: 'hub_failed' } }, id: null }));
     const cut = await stream.text().then(() => 'ended', () => 'cut');
     assert.is(cut, 'cut');
   } finally {

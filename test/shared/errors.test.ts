@@ -20,8 +20,8 @@ test('errors :: the HTTP statuses of the answers the main thread and the hub wri
 });
 
 test('errors :: JSON-RPC bodies carry the catalogue number, or an endpoint’s own', () => {
-  assert.equal(jsonRpcErrorBody(Code.hub_unavailable, 'later'), { jsonrpc: '2.0', error: { code: -32603, message: 'later' }, id: null });
-  assert.is(JSON.stringify(jsonRpcErrorBody(Code.message_too_large, 'big')), '{"jsonrpc":"2.0","error":{"code":-32600,"message":"big"},"id":null}');
+  assert.equal(jsonRpcErrorBody(Code.hub_unavailable, 'later'), { jsonrpc: '2.0', error: { code: -32603, message: 'later', data: { code: 'hub_unavailable' } }, id: null });
+  assert.is(JSON.stringify(jsonRpcErrorBody(Code.message_too_large, 'big')), '{"jsonrpc":"2.0","error":{"code":-32600,"message":"big","data":{"code":"message_too_large"}},"id":null}');
   assert.is(jsonRpcErrorBody(Code.session_not_found, 'gone', -32000).error.code, -32000);
   assert.is(rpcCode(Code.unknown_server), -32603);
   assert.is(JSON.stringify(errorBody(Code.not_found, 'No such route')), '{"error":"not_found","message":"No such route"}');
