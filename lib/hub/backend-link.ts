@@ -163,7 +163,13 @@ export class BackendLink implements RouterLink {
     const own = task === undefined ? [] : all.filter(([, call]) => call.extra.relatedTask === task);
     const calls = own.length ? own : all;
     const sessions = new Set(calls.map(([id, call]) => call.extra.session ?? id));
-    const reply = (outcome: InputOutcome) => this.send({ type: 'inputResponse', requestId, outcome });
+    // An answer nested too deep for the worker to read would leave the backend's question, and its call, waiting.
+    const reply = (outcome: InputOutcome) =>
+      this.send({
+        type: 'inputResponse',
+        requestId,
+        outcome: outcome.ok && nestsDeeperThan(outcome.result, MAX_NESTING) ? { ok: false, error: { code: rpcCode(Code.too_deep), message: `The client's answer nests more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`, data: { code: Code.too_deep } } } : outcome,
+      });
     if (calls.length === 0 || sessions.size !== 1) {
       const why = calls.length === 0 ? 'the call it belongs to has ended' : `calls of ${sessions.size} sessions are in flight on it`;
       if (calls.length) this.events.warn?.({ backend: this.name, method, sessions: sessions.size }, `a ${method} request from the backend was refused: ${why}, so it cannot be tied to one client`);

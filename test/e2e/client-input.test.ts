@@ -138,6 +138,15 @@ E('e2e client input :: a 2025 client is asked on its call\'s stream, for a 2025 
   assert.ok(asked.some((a) => a.params.message === 'Proceed with that?'));
 });
 
+E('e2e client input :: a client\'s answer nested more than 1,000 levels deep is refused at once (too_deep), not lost between threads with the call left waiting', async () => {
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 3_000; i++) deep = { a: deep };
+  const { client } = await connect({ era: 'legacy', answer: () => ({ action: 'accept', content: { ok: true }, _meta: { deep } }) });
+  const pushed = await client.callTool({ name: 'asks-legacy_agent_push_confirm', arguments: {} });
+  assert.ok(pushed.isError, textOf(pushed));
+  assert.match(textOf(pushed), /nests more than 1000 levels deep/, 'refused, not timed out');
+});
+
 E('e2e client input :: a client that cannot answer: the backend hears that client\'s error, nothing is left waiting', async () => {
   const { client } = await connect({ era: 'legacy', elicitation: null, sampling: false });
   const pushed = await client.callTool({ name: 'asks-legacy_agent_push_confirm', arguments: {} });
