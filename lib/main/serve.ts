@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ServeOptions } from '../cli/serve-options.ts';
 import { ensureConfigFile } from '../config/ensure.ts';
@@ -46,6 +47,8 @@ import { throttledReport } from './throttled-report.ts';
 import { survivesWorkerStartFailures } from './worker-start-failure.ts';
 
 export const PING_INTERVAL_MS = 30_000;
+/** How often a state directory of its own (--state-dir) is looked for. */
+const STATE_CHECK_MS = 2_000;
 export const PING_TIMEOUT_MS = 5_000;
 /** After stdin's end (stdio mode), answers owed are awaited for the longest requestTimeout and this much more. */
 const STDIN_DRAIN_MARGIN_MS = 5_000;
@@ -179,6 +182,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // The control socket is the instance lock: one HTTP service per configuration directory.
   // A stdio service (a desktop client's own) runs beside it without the control bus.
   let control: ControlServer | null = null;
+  let stateCheck: NodeJS.Timeout | null = null;
   let controlAt: { socket: string; handlers: ReturnType<typeof createControlHandlers> } | null = null;
   if (options.transport === 'http') {
     const socket = socketPath(stateDir);
@@ -314,8 +318,10 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // The configuration directory removed and made again (a redeploy, a new checkout): when it is
   // also the state directory, this service's control socket and its backends' child records (the
   // orphan sweep's) went with it, and are made again.
-  const stateDirBack = async () => {
-    if (stateDir !== location.dir || stopping) return;
+  let remaking = false;
+  const remakeState = async (what: string) => {
+    if (stopping || remaking) return;
+    remaking = true;
     if (control && controlAt) {
       await control.close().catch(() => undefined);
       control = await startControlServer(controlAt.socket, controlAt.handlers, log).catch((error: unknown) => {
@@ -324,15 +330,38 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       });
     }
     let records = 0;
-    for (const [name, state] of table.backends) {
-      const spec = registry.handle(name)?.spec;
-      const startTime = state.pid === null ? null : procStartTime(state.pid);
-      if (state.pid === null || startTime === null || spec?.type !== 'stdio') continue;
-      recordChild(stateDir, { pid: state.pid, startTime, backend: name, servicePid: process.pid, command: spec.command, recordedAt: new Date().toISOString() });
-      records++;
+    try {
+      for (const [name, state] of table.backends) {
+        const spec = registry.handle(name)?.spec;
+        const startTime = state.pid === null ? null : procStartTime(state.pid);
+        if (state.pid === null || startTime === null || spec?.type !== 'stdio') continue;
+        recordChild(stateDir, { pid: state.pid, startTime, backend: name, servicePid: process.pid, command: spec.command, recordedAt: new Date().toISOString() });
+        records++;
+      }
+      log.warn({ dir: stateDir, socket: control?.path ?? null, childRecords: records }, `${what}: the control socket and the child records are made again in it`);
+    } catch (error) {
+      log.error({ code: Code.write_failed, dir: stateDir, error: redactCredentials(error) }, `${what}: the child records could not be made again (the orphan sweep may miss these backends)`);
+    } finally {
+      remaking = false;
     }
-    log.warn({ dir: stateDir, socket: control?.path ?? null, childRecords: records }, 'the configuration directory was removed and made again: the control socket and the child records are made again in it');
   };
+  const stateDirBack = () => {
+    if (stateDir === location.dir) void remakeState('the configuration directory was removed and made again');
+  };
+  // A state directory of its own (--state-dir) that is removed is made again by the service (it
+  // is the service's), looked for every STATE_CHECK_MS: a stat, on the main thread.
+  if (stateDir !== location.dir) {
+    stateCheck = setInterval(() => {
+      if (stopping || remaking || fs.existsSync(stateDir)) return;
+      try {
+        fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        return void log.error({ code: Code.write_failed, dir: stateDir, error: redactCredentials(error) }, 'the state directory was removed and cannot be made again');
+      }
+      void remakeState('the state directory was removed');
+    }, STATE_CHECK_MS);
+    stateCheck.unref();
+  }
   if (options.reload && !stopping) {
     watcher = watchConfig(
       location.file,
@@ -344,7 +373,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         ),
       ),
       undefined,
-      () => void stateDirBack(),
+      stateDirBack,
     );
   }
 
@@ -378,7 +407,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
           // stdio: lines read while no hub was up (one starting or restarting) reach none now; the main thread does not read them to answer.
           { name: 'count unread stdin', run: () => void (stdio?.unsentBytes && lostUnread(stdio.unsentBytes)) },
           { name: 'withdraw the announcement', run: () => announcement?.remove() },
-          { name: 'close the control bus', run: () => control?.close() },
+          { name: 'close the control bus', run: () => (stateCheck && clearInterval(stateCheck), control?.close()) },
           { name: 'close connections', run: () => server?.closeAllConnections() },
           { name: 'stop watching the configuration', run: () => watcher?.close() },
           // A load that does not finish soon (a worker that cannot start) is ended with its worker.

@@ -79,6 +79,41 @@ test('orphans :: the configuration directory removed and made again: the control
   }
 });
 
+test('orphans :: a --state-dir of its own removed: the service makes it again, with its control socket and child records', async () => {
+  const parent = tempDir();
+  const dir = path.join(parent, 'cfg');
+  const state = path.join(parent, 'state');
+  fs.mkdirSync(dir);
+  const marker = `orphan-${randomUUID()}`;
+  const config = { mcpServers: { stubborn: { command: process.execPath, args: [IGNORES_EOF, marker] } } };
+  const args = ['--health-rate-limit', '0', '--state-dir', state];
+  let stopFirst = async (): Promise<unknown> => undefined;
+  try {
+    const first = await startService({ dir, config, args });
+    stopFirst = () => first.stop('SIGKILL');
+    await poll(async () => (await first.get('/health/mcp/stubborn')).status === 200, 'stubborn connected', 20_000);
+    const [backend] = processesWith(marker);
+    fs.rmSync(state, { recursive: true });
+    await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the state directory was removed'));
+    assert.ok(fs.existsSync(path.join(state, 'children', `${backend!.pid}.json`)), 'its record made again');
+    const status = await runCli(['mcp', 'status', '--config', path.join(dir, 'mcp.json'), '--state-dir', state]);
+    assert.is(status.code, 0, status.stderr);
+    assert.match(status.stdout, /Live status of the service/);
+    await first.stop('SIGKILL');
+    const second = await startService({ dir, config: { mcpServers: {} }, args });
+    try {
+      await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
+      await poll(async () => !isAlive(backend!.pid), 'the orphan gone');
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await stopFirst();
+    for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+});
+
 test('orphans :: a stdio service ends them too (a stdio client may SIGKILL its service while a backend stops)', async () => {
   const dir = tempDir();
   const marker = `orphan-${randomUUID()}`;
