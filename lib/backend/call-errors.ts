@@ -4,6 +4,7 @@
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/client';
 import { CALL_FAILURE, type CallError } from '../shared/messages/calls.ts';
 import { toWireError } from '../shared/messages/state-events.ts';
+import { isUnreachable } from './unreachable.ts';
 
 export function callTimedOut(backend: string, requestTimeoutMs: number): CallError {
   return { kind: 'timeout', code: ProtocolErrorCode.InternalError, message: `request to backend '${backend}' timed out after ${requestTimeoutMs} ms (requestTimeout)` };
@@ -24,6 +25,8 @@ export function callErrorOf(backend: string, requestTimeoutMs: number, error: un
   }
   // The request could not be sent: the pipe broke, or the client had already lost its transport.
   if (code === SdkErrorCode.SendFailed || code === SdkErrorCode.NotConnected || (error as Error | null)?.message === 'Not connected') return notConnected(backend);
+  // A remote backend that cannot be reached lost its connection: not a failure of the service's own.
+  if (isUnreachable(error)) return { kind: 'disconnected', code: ProtocolErrorCode.InternalError, message: `backend '${backend}' cannot be reached: ${toWireError(error).message}` };
   return { kind: 'internal', code: ProtocolErrorCode.InternalError, message: `backend '${backend}' failed the request: ${toWireError(error).message}` };
 }
 

@@ -297,7 +297,7 @@ export class BackendHandle {
           this.options.codeCache?.refused(this.givenCache);
           break;
         case 'failInflight':
-          this.failInflight('exited');
+          this.failInflight(this.spec.type === 'stdio' ? 'exited' : 'lost');
           break;
         case 'changed':
           this.options.onChange?.(this.name);

@@ -4,8 +4,8 @@
 /** Why a backend is stopped: a shutdown or an operator (`stopped`), a changed entry (`replaced`), a removed or disabled one. */
 export type StopCause = 'stopped' | 'replaced' | 'removed';
 
-/** Why the calls in flight were lost: supervision's verdicts, the child's exit, or a stop. */
-export type LossCause = 'restarting' | 'crashLoop' | 'exited' | StopCause;
+/** Why the calls in flight were lost: supervision's verdicts, the child's exit, a remote connection lost, or a stop. */
+export type LossCause = 'restarting' | 'crashLoop' | 'exited' | 'lost' | StopCause;
 
 export function lostCallsMessage(backend: string, cause: LossCause): string {
   const name = `backend '${backend}'`;
@@ -16,6 +16,8 @@ export function lostCallsMessage(backend: string, cause: LossCause): string {
       return `${name} exited and is in crash loop; the request was not completed`;
     case 'exited':
       return `${name} exited; the request was not completed`;
+    case 'lost':
+      return `${name} lost its connection (a remote backend, reconnected with backoff); the request was not completed`;
     case 'replaced':
       return `${name} is restarting for a change to its configuration; the request was not completed and is not replayed`;
     case 'removed':

@@ -15,6 +15,12 @@ const TABLE: [string, unknown, boolean, CallError][] = [
   ['the request could not be sent', new SdkError(SdkErrorCode.SendFailed, 'EPIPE'), false, { kind: 'disconnected', code: -32603, message: "Backend 'db' is not connected" }],
   ['no transport any more', new SdkError(SdkErrorCode.NotConnected, 'Not connected'), false, { kind: 'disconnected', code: -32603, message: "Backend 'db' is not connected" }],
   ['a plain "Not connected"', new Error('Not connected'), false, { kind: 'disconnected', code: -32603, message: "Backend 'db' is not connected" }],
+  [
+    'a remote backend that cannot be reached',
+    new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) }),
+    false,
+    { kind: 'disconnected', code: -32603, message: "backend 'db' cannot be reached: fetch failed: connect ECONNREFUSED 127.0.0.1:9" },
+  ],
   ['anything else is ours', new TypeError('x is not a function'), false, { kind: 'internal', code: -32603, message: "backend 'db' failed the request: x is not a function" }],
   ['a thrown string', 'boom', false, { kind: 'internal', code: -32603, message: "backend 'db' failed the request: boom" }],
   ['a thrown null', null, false, { kind: 'internal', code: -32603, message: "backend 'db' failed the request: null" }],

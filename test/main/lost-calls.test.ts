@@ -8,6 +8,7 @@ const TABLE: [LossCause, string][] = [
   ['restarting', "backend 'db' restarted; the request was not completed and is not replayed"],
   ['crashLoop', "backend 'db' exited and is in crash loop; the request was not completed"],
   ['exited', "backend 'db' exited; the request was not completed"],
+  ['lost', "backend 'db' lost its connection (a remote backend, reconnected with backoff); the request was not completed"],
   ['replaced', "backend 'db' is restarting for a change to its configuration; the request was not completed and is not replayed"],
   ['removed', "backend 'db' was removed or disabled in the configuration; the request was not completed"],
   ['stopped', "backend 'db' was stopped; the request was not completed"],
