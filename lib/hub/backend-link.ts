@@ -49,7 +49,7 @@ export class BackendLink implements RouterLink {
   ) {
     port.on('message', (message: BackendToHub) => this.onMessage(message));
     // A message the worker sent that cannot be read here is lost: said, not silent.
-    port.on('messageerror', (error) => events.warn?.({ backend: name, code: Code.protocol_error, error: error.message }, `a message from backend '${name}''s worker could not be read and was dropped: ${error.message}`));
+    port.on('messageerror', (error) => events.warn?.({ backend: name, code: Code.protocol_error, error: error.message }, `a message from the worker of backend '${name}' could not be read and was dropped: ${error.message}`));
     port.on('close', () => this.close(`backend '${name}' went away (its worker thread ended: a stop, a restart or a failure); the request was not completed`));
   }
 
