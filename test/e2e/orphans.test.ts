@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { isAlive, processesWith } from '../helpers/processes.ts';
-import { poll, ROOT, runCli, startService, tempDir, writeConfig } from '../helpers/service.ts';
+import { poll, ROOT, runCli, type Service, startService, tempDir, writeConfig } from '../helpers/service.ts';
 
 const IGNORES_EOF = path.join(ROOT, 'test/fixtures/backends/ignores-stdin-eof.mjs');
 
@@ -43,6 +43,23 @@ test('orphans :: the next service ends the backends a SIGKILLed one left behind'
   }
 });
 
+// After its state directory came back: the backend's record is there, the CLI reaches the
+// service, and once it is SIGKILLed the next start on that directory ends the backend.
+async function expectStateMadeAgain(first: Service, dir: string, state: string, backendPid: number, args: string[]) {
+  assert.ok(fs.existsSync(path.join(state, 'children', `${backendPid}.json`)), 'its record made again');
+  const status = await runCli(['mcp', 'status', '--config', path.join(dir, 'mcp.json'), ...(state === dir ? [] : ['--state-dir', state])]);
+  assert.is(status.code, 0, status.stderr);
+  assert.match(status.stdout, /Live status of the service/);
+  await first.stop('SIGKILL');
+  const second = await startService({ dir, config: { mcpServers: {} }, args });
+  try {
+    await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
+    await poll(async () => !isAlive(backendPid), 'the orphan gone');
+  } finally {
+    await second.stop();
+  }
+}
+
 test('orphans :: the configuration directory removed and made again: the control socket and the child records are made again, so the CLI and the sweep still work', async () => {
   const parent = tempDir();
   const dir = path.join(parent, 'cfg');
@@ -60,18 +77,7 @@ test('orphans :: the configuration directory removed and made again: the control
     fs.mkdirSync(dir);
     writeConfig(path.join(dir, 'mcp.json'), config); // the same entry: the backend keeps its process
     await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the configuration directory was removed and made again'));
-    assert.ok(fs.existsSync(path.join(dir, 'children', `${backend!.pid}.json`)), 'its record made again');
-    const status = await runCli(['mcp', 'status', '--config', path.join(dir, 'mcp.json')]);
-    assert.is(status.code, 0, status.stderr);
-    assert.match(status.stdout, /Live status of the service/);
-    await first.stop('SIGKILL');
-    const second = await startService({ dir, config: { mcpServers: {} }, args: ['--health-rate-limit', '0'] });
-    try {
-      await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
-      await poll(async () => !isAlive(backend!.pid), 'the orphan gone');
-    } finally {
-      await second.stop();
-    }
+    await expectStateMadeAgain(first, dir, dir, backend!.pid, ['--health-rate-limit', '0']);
   } finally {
     await stopFirst();
     for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
@@ -95,18 +101,7 @@ test('orphans :: a --state-dir of its own removed: the service makes it again, w
     const [backend] = processesWith(marker);
     fs.rmSync(state, { recursive: true });
     await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the state directory was removed'));
-    assert.ok(fs.existsSync(path.join(state, 'children', `${backend!.pid}.json`)), 'its record made again');
-    const status = await runCli(['mcp', 'status', '--config', path.join(dir, 'mcp.json'), '--state-dir', state]);
-    assert.is(status.code, 0, status.stderr);
-    assert.match(status.stdout, /Live status of the service/);
-    await first.stop('SIGKILL');
-    const second = await startService({ dir, config: { mcpServers: {} }, args });
-    try {
-      await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
-      await poll(async () => !isAlive(backend!.pid), 'the orphan gone');
-    } finally {
-      await second.stop();
-    }
+    await expectStateMadeAgain(first, dir, state, backend!.pid, args);
   } finally {
     await stopFirst();
     for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
