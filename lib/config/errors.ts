@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { sanitize } from '../shared/sanitize.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 import { isSecretName } from '../shared/secret-values.ts';
 
 // One problem found in a configuration file, worded for a person: where, expected, found.
@@ -66,7 +66,7 @@ export function describeValue(value: unknown, secret = false): string {
     case 'string': {
       if (value === '') return 'an empty string';
       if (value.trim() === '') return 'a blank string';
-      const shown = sanitize(value);
+      const shown = redactCredentials(value);
       return shown.length > 40 ? `a string of ${value.length} characters` : `the string ${JSON.stringify(shown)}`;
     }
     case 'number':

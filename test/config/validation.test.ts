@@ -174,8 +174,9 @@ const invalidCases: Array<[title: string, name: string, value: unknown, expected
   ['url that is not a URL', 'a', { url: 'not a url' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "not a url"')],
   ['url without a scheme', 'a', { url: 'localhost:3000/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "localhost:3000/mcp"')],
   // decisions §4: URLs in messages are sanitized to [URL]
-  ['url with a non-http scheme (shown sanitized)', 'a', { url: 'ftp://files.example.test/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "[URL]"')],
-  ['sse url with ws scheme (shown sanitized)', 'a', { type: 'sse', url: 'ws://h.example.test/sse' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "[URL]"')],
+  ['url with a non-http scheme (shown as written: the operator\'s text keeps URLs, decisions §4)', 'a', { url: 'ftp://files.example.test/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "ftp://files.example.test/mcp"')],
+  ['sse url with ws scheme (shown as written)', 'a', { type: 'sse', url: 'ws://h.example.test/sse' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "ws://h.example.test/sse"')],
+  ['a url with credentials: shown without them', 'a', { url: 'ftp://bob:hunter2@files.test/x' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "ftp://[REDACTED]@files.test/x"')],
   ['url that only becomes bad after substitution', 'a', { url: '$HOST/mcp' }, P('mcpServers.a.url', 'expected an absolute URL whose scheme is http or https, found the string "api.example.test/mcp"')],
 
   // undefined ${VAR}
