@@ -13,8 +13,8 @@ import type { BackendToHub, HubToBackend, InputMethod, InputOutcome } from '../s
 import type { ConnectionFacts } from '../shared/messages/calls.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
-import { Code, rpcCode } from '../shared/errors.ts';
-import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting.ts';
+import { Code } from '../shared/errors.ts';
+import { MAX_NESTING, nestsDeeperThan, tooDeepError } from '../shared/nesting.ts';
 
 /** What the ports need of the backend connection (the runner). */
 export type CallRunner = {
@@ -103,7 +103,7 @@ export class HubPorts {
   private deliverable(outcome: CallOutcome): CallOutcome {
     if (!outcome.ok || !nestsDeeperThan(outcome.result, MAX_NESTING)) return outcome;
     const backend = this.options.backend;
-    return { ok: false, error: { kind: 'internal', code: rpcCode(Code.too_deep), message: `backend '${backend}' answered with a result nested more than ${MAX_NESTING} levels deep: not forwarded`, data: { code: Code.too_deep, backend } } };
+    return { ok: false, error: { kind: 'internal', ...tooDeepError(`backend '${backend}' answered with a result nested more than ${MAX_NESTING} levels deep: not forwarded`, backend) } };
   }
 
   private post(hub: number, message: BackendToHub): void {

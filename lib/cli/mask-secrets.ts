@@ -1,6 +1,7 @@
 // What `agent mcp status --verbose` hides of a URL without --show-secrets: the userinfo and the
 // values of secret-looking query and fragment parameters. The text stays as written (no URL
 // parsing, which would re-encode `${VAR}` references). Pure.
+import { followsSecretFlag, inlineFlagSecret } from '../shared/secret-values.ts';
 
 export const MASK = '****';
 
@@ -46,18 +47,15 @@ export function maskUrls(text: string): string {
   return text.replace(URL_IN_TEXT, maskUrl);
 }
 
-// `--token=abc`, `api_key=abc`: a name, `=`, a value.
-const NAMED_VALUE = /^(-{0,2}[A-Za-z0-9_.-]+)=(.+)$/s;
-const FLAG = /^--?[A-Za-z][A-Za-z0-9_.-]*$/;
-
 /**
- * One command-line argument with a secret-looking flag's value masked: `--token=abc` ->
- * `--token=****`, and the argument after a bare `--password` -> `****` (`previous` is the argument
- * before it). URLs inside are masked as `maskUrls` does.
+ * One command-line argument with a secret-named flag's value masked, by the rule the service's
+ * own masking uses (lib/shared/secret-values.ts): `--token=abc` -> `--token=****`, and the
+ * argument after a bare `--password` -> `****` (`previous` is the argument before it). URLs
+ * inside are masked as `maskUrls` does.
  */
 export function maskArg(arg: string, previous?: string): string {
-  if (previous !== undefined && FLAG.test(previous) && SECRET_PARAM_NAME.test(previous)) return MASK;
-  const named = NAMED_VALUE.exec(arg);
-  if (named && SECRET_PARAM_NAME.test(named[1]!)) return `${named[1]}=${MASK}`;
+  if (followsSecretFlag(arg, previous)) return MASK;
+  const value = inlineFlagSecret(arg);
+  if (value !== null) return `${arg.slice(0, arg.length - value.length)}${MASK}`;
   return maskUrls(arg);
 }

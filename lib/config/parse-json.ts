@@ -12,13 +12,14 @@ export function parseJsonStrict(text: string, file: string): { ok: true; value: 
   // An unquoted value under a secret's key (`"API_KEY": abc123`) is the secret: not echoed; nor is
   // what is found inside an env, args or headers value (`"--token" "abc"`, `"KEY=abc`).
   const where = first.offset >= text.length ? [] : getLocation(text, first.offset).path;
+  const holder = where.find((segment) => segment === 'env' || segment === 'args' || segment === 'headers');
   const found =
     first.offset >= text.length
       ? 'the end of the file'
       : isSecretPath(where)
         ? 'a value under a secret\'s key (not shown)'
-        : where.some((segment) => segment === 'env' || segment === 'args' || segment === 'headers')
-          ? `text inside "${where.find((segment) => segment === 'env' || segment === 'args' || segment === 'headers')}" (not shown: it may hold a secret)`
+        : holder !== undefined
+          ? `text inside "${String(holder)}" (not shown: it may hold a secret)`
         : `${JSON.stringify(text.slice(first.offset, first.offset + Math.max(1, Math.min(first.length, 20))))}`;
   return { ok: false, problem: { file, path: '', line, column, expected: `valid JSON (${reason})`, found } };
 }

@@ -7,8 +7,8 @@ import type { BackendMethod, CallError, CallOutcome, Inventory } from '../shared
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './link-types.ts';
 import { inputError } from './client-input.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
-import { Code, rpcCode } from '../shared/errors.ts';
-import { MAX_NESTING, nestsDeeperThan } from '../shared/nesting.ts';
+import { Code } from '../shared/errors.ts';
+import { MAX_NESTING, nestsDeeperThan, tooDeepError } from '../shared/nesting.ts';
 
 // How long a call broken by a dying child waits for supervision's verdict, which explains it
 // better ("restarted; not replayed", "crash loop").
@@ -136,7 +136,7 @@ export class BackendLink implements RouterLink {
     const outgoing = message(callId);
     // The worker could not read it (see nesting.ts): the call would never be answered.
     if (nestsDeeperThan(outgoing, MAX_NESTING)) {
-      return { ok: false, error: { kind: 'internal', code: rpcCode(Code.too_deep), message: `The request's params nest more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`, data: { code: Code.too_deep, backend: this.name } } };
+      return { ok: false, error: { kind: 'internal', ...tooDeepError(`The request's params nest more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`, this.name) } };
     }
     const onAbort = () => this.send({ type: 'cancel', callId });
     extra.signal?.addEventListener('abort', onAbort, { once: true });
@@ -168,7 +168,7 @@ export class BackendLink implements RouterLink {
       this.send({
         type: 'inputResponse',
         requestId,
-        outcome: outcome.ok && nestsDeeperThan(outcome.result, MAX_NESTING) ? { ok: false, error: { code: rpcCode(Code.too_deep), message: `The client's answer nests more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`, data: { code: Code.too_deep } } } : outcome,
+        outcome: outcome.ok && nestsDeeperThan(outcome.result, MAX_NESTING) ? { ok: false, error: tooDeepError(`The client's answer nests more than ${MAX_NESTING} levels deep: not sent to backend '${this.name}'`) } : outcome,
       });
     if (calls.length === 0 || sessions.size !== 1) {
       const why = calls.length === 0 ? 'the call it belongs to has ended' : `calls of ${sessions.size} sessions are in flight on it`;

@@ -48,8 +48,6 @@ const LOAD_INTERVAL_MS = 250;
 /** A restarted hub waits at most this long for the channels of the connected backends before answering. */
 const REWIRE_WAIT_MS = 5_000;
 
-/** What a call in flight gets when the service stops (the catalogue's `service_stopping`, as stdio mode words it). */
-const STOPPING = Messages.serviceStopping;
 /** At shutdown, how long the calls just failed may take to send their answers before the sessions close. */
 const ANSWERS_WAIT_MS = 500;
 
@@ -155,7 +153,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
       clearInterval(loadTimer);
       // Calls in flight fail first, and their answers leave before the sessions close: a closed
       // session ends its streams without the answers it owed (a 2026-07-28 request gets a bare 499).
-      backends.closeAll(STOPPING);
+      backends.closeAll(Messages.serviceStopping);
       await answersSent(pump, ANSWERS_WAIT_MS);
       const sessions = (await mcp?.close()) ?? 0;
       await stdio?.close();

@@ -2,6 +2,13 @@
 // a worker that cannot read a message (its stack runs out at about 8,000 levels) drops it with no
 // error the sender sees: a call would wait for ever. Pure, and no recursion of its own.
 
+import { Code, rpcCode } from './errors.ts';
+
+/** The answer for what nests too deep: -32602, `data.code` too_deep, the backend named where known. */
+export function tooDeepError(message: string, backend?: string): { code: number; message: string; data: { code: typeof Code.too_deep; backend?: string } } {
+  return { code: rpcCode(Code.too_deep), message, data: { code: Code.too_deep, ...(backend === undefined ? {} : { backend }) } };
+}
+
 /** Deeper than this, a call's params or a backend's answer are refused rather than sent to another thread. */
 export const MAX_NESTING = 1_000;
 

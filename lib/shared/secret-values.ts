@@ -69,17 +69,26 @@ function urlCredentials(url: string): string[] {
   return secret ? [secret, decodeUserinfo(secret), token, token.replace(/=+$/, '')] : [];
 }
 
+/** The value a secret-named argument carries in itself (`--token=abc`, `API_KEY=abc` -> `abc`), or null. */
+export function inlineFlagSecret(arg: string): string | null {
+  const inline = /^-{0,2}([A-Za-z][\w.-]*)=(.+)$/s.exec(arg);
+  return inline && isSecretName(inline[1]!) ? inline[2]! : null;
+}
+
+/** Whether `arg` is a bare secret-named flag whose value is the next argument (`--password`). */
+export function isSecretFlag(arg: string): boolean {
+  const flag = /^--?([A-Za-z][\w.-]*)$/.exec(arg);
+  return flag !== null && isSecretName(flag[1]!);
+}
+
+/** Whether `arg` is the value of a bare secret-named flag `previous` (not another flag). */
+export function followsSecretFlag(arg: string, previous: string | undefined): boolean {
+  return previous !== undefined && isSecretFlag(previous) && !arg.startsWith('-');
+}
+
 // The values of secret-named flags among a command's args: `--token=abc`, and `--password abc`.
 function flagSecrets(args: readonly string[]): string[] {
-  const found: string[] = [];
-  args.forEach((arg, i) => {
-    const inline = /^--?([A-Za-z][\w.-]*)=(.+)$/s.exec(arg);
-    if (inline && isSecretName(inline[1]!)) found.push(inline[2]!);
-    const flag = /^--?([A-Za-z][\w.-]*)$/.exec(arg);
-    const next = args[i + 1];
-    if (flag && isSecretName(flag[1]!) && next !== undefined && !next.startsWith('-')) found.push(next);
-  });
-  return found;
+  return args.flatMap((arg, i) => (followsSecretFlag(arg, args[i - 1]) ? [arg] : (inlineFlagSecret(arg) ?? [])));
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */

@@ -23,6 +23,8 @@ test('mask-secrets :: maskArg masks a secret-looking flag\'s value, inline or as
   assert.is(maskArg('--token=abc'), '--token=****');
   assert.is(maskArg('API_KEY=abc'), 'API_KEY=****');
   assert.is(maskArg('abc', '--password'), '****');
+  assert.is(maskArg('abc', '--pass'), '****', 'the names the service masks in what a backend prints (secret-values.ts)');
+  assert.is(maskArg('--next-flag', '--password'), '--next-flag', 'a flag after a bare one is no value');
   assert.is(maskArg('abc', '-k'), 'abc', 'a one-letter flag names nothing');
   assert.is(maskArg('--port=3000'), '--port=3000');
   assert.is(maskArg('value', '--verbose'), 'value');
