@@ -4,14 +4,19 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../share
 import { parseExemptList } from '../main/health/rate-limit.ts';
 import { STDERR_LIMIT_KEYS, STDERR_LIMIT_MAX, type StderrLimits } from '../shared/stderr-limits.ts';
 import { DEFAULT_INPUT_TIMEOUT_MS } from '../shared/messages/state-events.ts';
+import { AgentError, Code } from '../shared/errors.ts';
 
 /** Hubs, backend workers and their children run this much nicer than the main thread (benchmarks/README.md). */
 export const DEFAULT_WORKER_NICE = 10;
 /** Backend starts in flight at once, each from its worker's creation to its first connect, failure or stop, at most 15 s (`--worker-start-concurrency`), chosen by benchmark (benchmarks/README.md). */
 export const DEFAULT_WORKER_START_CONCURRENCY = 2;
 
-export class UsageError extends Error {
-  override name = 'UsageError';
+/** A command line that cannot run (catalogue code `usage`, exit code 2). */
+export class UsageError extends AgentError {
+  override readonly name: string = 'UsageError';
+  constructor(message: string) {
+    super(Code.usage, message);
+  }
 }
 
 export type ServeOptions = {

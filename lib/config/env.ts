@@ -1,4 +1,5 @@
 // The environment of a stdio child and `$NAME` substitution (decisions §10).
+import { AgentError, Code } from '../shared/errors.ts';
 
 export type EnvSources = {
   /** The service's own process environment. */
@@ -8,13 +9,14 @@ export type EnvSources = {
   platform: NodeJS.Platform;
 };
 
-export class UndefinedVariableError extends Error {
+/** A `$NAME` reference to no variable (catalogue code `undefined_variable`). */
+export class UndefinedVariableError extends AgentError {
+  override readonly name: string = 'UndefinedVariableError';
   constructor(
     readonly variable: string,
     readonly field: string,
   ) {
-    super(`undefined variable \`${variable}\` referenced in ${field}`);
-    this.name = 'UndefinedVariableError';
+    super(Code.undefined_variable, `undefined variable \`${variable}\` referenced in ${field}`);
   }
 }
 

@@ -8,61 +8,21 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { BackendSpec } from '../config/types.ts';
 import { type BackendState, newBackendState } from '../shared/backend-state.ts';
-import type { Logger, LogFormat, LogLevel } from '../shared/logger.ts';
 import type { Inventory } from '../shared/messages/calls.ts';
-import type { BackendApi, BackendWorkerData, WorkerEvent } from '../shared/messages/state-events.ts';
+import type { BackendApi, WorkerEvent } from '../shared/messages/state-events.ts';
+import { backendWorkerData, type HandleOptions } from './backend-worker-setup.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
 import { resolveStderrLimits, type StderrLimits } from '../shared/stderr-limits.ts';
 import { workerEntry } from '../shared/worker-entry.ts';
 import { FRESH_START, type Reduction, reduceBackendEvent } from './backend-events.ts';
 import { type BackendThread, BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
-import type { CodeCache } from './code-cache.ts';
-import type { StartQueue } from './start-queue.ts';
 import { StartSlot } from './start-slot.ts';
 import { Supervisor } from './supervision/driver.ts';
 import type { SupervisorState } from './supervision/machine.ts';
-import { Code } from '../shared/errors.ts';
+import { supervisionLine, supervisionView } from './supervision/report.ts';
 import { signalGroup } from '../shared/process-group.ts';
 import { backendNice, niceNotGiven } from './backend-nice.ts';
 import { type LossCause, lostCallsMessage, type StopCause } from './lost-calls.ts';
-
-/** What the crash-loop line tells the operator to do, where the control bus runs. */
-const CRASH_LOOP_ADVICE = 'restart it with `agent mcp restart` or fix its configuration';
-
-export type HandleOptions = {
-  log: Logger;
-  /** The crash-loop line's advice where CRASH_LOOP_ADVICE does not apply (no control bus: stdio mode); undefined where it does. */
-  crashLoopAdvice?: () => string | undefined;
-  /** Something clients can see changed: connection state or the inventory. */
-  onChange?: (name: string) => void;
-  /** Any fact of the backend changed (the hubs hear of it). */
-  onFacts?: (name: string) => void;
-  /** A new worker runs this backend: give it its channels to the hubs. */
-  onWorker?: (handle: BackendHandle) => void;
-  /** Supervision ended the child: calls in flight (in the hubs) fail with this message. */
-  onDown?: (name: string, message: string) => void;
-  logLevel: LogLevel;
-  logFormat: LogFormat;
-  pingIntervalMs: number;
-  pingTimeoutMs: number;
-  stopGraceMs: number;
-  maxMessageBytes: number;
-  stateDir: string | null;
-  /** Nice value of backend workers and children (`--worker-nice`). */
-  workerNice: number;
-  /** How long a parked question of a backend waits for the client's retry (`--input-timeout`). */
-  inputTimeoutMs?: number;
-  /** Service-wide stderr limits (`--stderr-*`), under each server's own `stderrLimits`. */
-  stderrLimits?: Partial<StderrLimits>;
-  /** A worker entry in place of workers/backend.ts (tests: fixtures named after a failure). */
-  worker?: { file: string; workerData: Record<string, unknown>; execArgv?: string[] };
-  /** How many backend starts (worker load and first start) may be in flight at once (`--worker-start-concurrency`); none: no limit. */
-  starts?: StartQueue;
-  /** The backend bundle's shared V8 code cache, when workers run from the bundle. */
-  codeCache?: CodeCache;
-  /** Where backends run (`--backends-per-worker`); none: a worker of its own each. */
-  threads?: BackendThreads;
-};
 
 // Extra time the worker gets beyond the child's two grace periods before it is terminated.
 const STOP_MARGIN_MS = 1_000;
@@ -202,22 +162,8 @@ export class BackendHandle {
     const loader = workerData.loader && this.options.codeCache ? this.options.codeCache.forWorker() : workerData.loader;
     this.givenCache = (loader as { cache?: SharedArrayBuffer | null } | undefined)?.cache ?? null;
     const channel = new MessageChannel();
-    const data: BackendWorkerData & Record<string, unknown> = {
-      ...workerData,
-      ...(loader ? { loader } : {}),
-      spec: this.spec,
-      api: channel.port2,
-      log: { level: this.options.logLevel, format: this.options.logFormat },
-      pingIntervalMs: this.options.pingIntervalMs,
-      pingTimeoutMs: this.options.pingTimeoutMs,
-      maxMessageBytes: this.options.maxMessageBytes,
-      stateDir: this.options.stateDir,
-      nice: this.nice,
-      stderrLimits: this.stderrLimits,
-      inputTimeoutMs: this.options.inputTimeoutMs,
-      // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
-      autoStart: this.startWanted,
-    };
+    // The start wanted now is the worker's first act; one asked for while it loads comes on `ready`.
+    const data = { ...workerData, ...(loader ? { loader } : {}), ...backendWorkerData(this.spec, this.options, { api: channel.port2, nice: this.nice, stderrLimits: this.stderrLimits, autoStart: this.startWanted }) };
     this.startRunning = this.startWanted && this.bootsAProcess;
     this.startWanted = false;
     const worker = (this.options.threads ?? ownWorkers).open({
@@ -314,13 +260,11 @@ export class BackendHandle {
   }
 
   private publishSupervision(state: SupervisorState): void {
-    this.state.supervision = { state: state.phase, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: state.nextRetryAt };
+    const limit = this.supervisor?.limit ?? null;
+    this.state.supervision = supervisionView(state, limit);
     this.options.onFacts?.(this.name);
-    if (state.phase === 'restarting' && state.nextRetryAt !== null) {
-      this.log.warn({ backend: this.name, code: Code.backend_unavailable, attempt: state.attempt, limit: this.supervisor?.limit ?? null, nextRetryAt: new Date(state.nextRetryAt).toISOString() }, 'backend will restart');
-    } else if (state.phase === 'crashLoop') {
-      this.log.error({ backend: this.name, code: Code.backend_unavailable, attempts: state.attempt }, `backend is in crash loop: ${this.options.crashLoopAdvice?.() ?? CRASH_LOOP_ADVICE}`);
-    }
+    const line = supervisionLine(this.name, state, limit, this.options.crashLoopAdvice?.());
+    if (line) this.log[line.level](line.fields, line.msg);
   }
 
   // In-flight requests fail at once and are never replayed: the hubs hold them.

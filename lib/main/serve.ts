@@ -32,6 +32,7 @@ import { endOrphans } from './orphans.ts';
 import { procStartTime, recordChild } from '../shared/child-records.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
+import type { WorkerChannels } from './backend-worker-setup.ts';
 import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import { CodeCache } from './code-cache.ts';
 import { exposeGcToWorkers } from './expose-gc.ts';
@@ -73,8 +74,11 @@ export type RunningService = {
 };
 
 /** Another HTTP service runs on the same configuration directory. */
-export class ServiceRunningError extends Error {
-  override readonly name = 'ServiceRunningError';
+export class ServiceRunningError extends AgentError {
+  override readonly name: string = 'ServiceRunningError';
+  constructor(message: string) {
+    super(Code.service_running, message);
+  }
 }
 
 // Who holds the control socket, for the refusal message.
@@ -139,7 +143,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
 
   let hubs: HubPool | null = null;
   // Every backend worker gets a direct channel to every hub that is up.
-  const wire = (hub: HubHandle, handle: ReturnType<BackendRegistry['handle']> & object) => {
+  const wire = (hub: HubHandle, handle: WorkerChannels) => {
     const port = handle.channelToHub(hub.index);
     if (port) hubs?.attach(hub, handle.spec.name, handle.workerNumber, port);
   };

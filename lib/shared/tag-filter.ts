@@ -1,19 +1,21 @@
 // Per-session backend filters (decisions §9): `?tags=a,b` (any of them) or `?tag-filter=<expr>`
 // with `and`, `or`, `not` and parentheses; precedence not > and > or; case-insensitive.
+import { AgentError, Code } from './errors.ts';
 
 export type TagExpr =
   | { kind: 'tag'; name: string }
   | { kind: 'not'; expr: TagExpr }
   | { kind: 'and' | 'or'; left: TagExpr; right: TagExpr };
 
-export class TagFilterError extends Error {
+/** A malformed tag filter (catalogue code `invalid_tag_filter`). */
+export class TagFilterError extends AgentError {
+  override readonly name: string = 'TagFilterError';
   constructor(
     message: string,
     /** 1-based character position in the expression; null for a mistake of the query as a whole. */
     readonly position: number | null,
   ) {
-    super(position === null ? message : `${message} at position ${position}`);
-    this.name = 'TagFilterError';
+    super(Code.invalid_tag_filter, position === null ? message : `${message} at position ${position}`);
   }
 }
 

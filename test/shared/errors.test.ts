@@ -1,6 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AgentError, Code, ERRORS, EXIT_NO_SERVICE, EXIT_RUNTIME, EXIT_USAGE, errorBody, exitCode, httpStatus, isErrorCode, jsonRpcErrorBody, rpcCode } from '../../lib/shared/errors.ts';
+import { UsageError } from '../../lib/cli/serve-options.ts';
+import { UndefinedVariableError } from '../../lib/config/env.ts';
+import { ServiceRunningError } from '../../lib/main/serve.ts';
+import { TagFilterError } from '../../lib/shared/tag-filter.ts';
 
 test('errors :: each code is spelled as its own name and has a meaning', () => {
   for (const [code, entry] of Object.entries(ERRORS)) {
@@ -42,6 +48,44 @@ test('errors :: AgentError keeps its code and cause', () => {
   assert.is(error.code, 'unsafe_path');
   assert.is(error.cause, cause);
   assert.instance(error, Error);
+});
+
+test('errors :: the errors a user meets carry their catalogue code', () => {
+  const table: [AgentError, string, string][] = [
+    [new UsageError('Expected --port to be a whole number'), 'usage', 'UsageError'],
+    [new UndefinedVariableError('TOKEN', 'mcpServers.a.env.TOKEN'), 'undefined_variable', 'UndefinedVariableError'],
+    [new ServiceRunningError('another agent service is already running'), 'service_running', 'ServiceRunningError'],
+    [new TagFilterError('expected a tag', 3), 'invalid_tag_filter', 'TagFilterError'],
+  ];
+  for (const [error, code, name] of table) {
+    assert.instance(error, AgentError);
+    assert.is(error.code, code);
+    assert.is(error.name, name);
+  }
+  assert.is(exitCode(table[0]![0].code), EXIT_USAGE);
+  assert.is(table[3]![0].message, 'expected a tag at position 3');
+});
+
+// Errors that never reach a user as such: the connect step's own timeout and a child's end
+// during initialize both become a backend's lastError, worded by the runner.
+const INTERNAL_ERRORS = new Set(['ConnectStepTimeout', 'ChildEndedError']);
+
+test('errors :: every other error class of the code is an AgentError, so it has a code', () => {
+  const root = join(import.meta.dirname, '../..');
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (path.endsWith('.ts')) {
+        for (const match of readFileSync(join(root, path), 'utf8').matchAll(/class (\w+) extends Error\b/g)) {
+          if (match[1] !== 'AgentError' && !INTERNAL_ERRORS.has(match[1]!)) found.push(`${path}: ${match[1]}`);
+        }
+      }
+    }
+  };
+  for (const dir of ['lib', 'bin', 'workers']) walk(dir);
+  assert.equal(found, [], `error classes without a catalogue code: ${found.join(', ')}`);
 });
 
 test.run();
