@@ -14,7 +14,6 @@ import type { ConnectionFacts } from '../shared/messages/calls.ts';
 import type { BackendCall, CallOutcome, Inventory, ProgressParams } from '../shared/messages/calls.ts';
 import { relatedTaskOf } from '../shared/related-task.ts';
 import { Code } from '../shared/errors.ts';
-import { MAX_NESTING, nestsDeeperThan, tooDeepError } from '../shared/nesting.ts';
 
 /** What the ports need of the backend connection (the runner). */
 export type CallRunner = {
@@ -99,13 +98,6 @@ export class HubPorts {
     }
   }
 
-  // An answer the hub could not read (see nesting.ts) would leave its call waiting for ever.
-  private deliverable(outcome: CallOutcome): CallOutcome {
-    if (!outcome.ok || !nestsDeeperThan(outcome.result, MAX_NESTING)) return outcome;
-    const backend = this.options.backend;
-    return { ok: false, error: { kind: 'internal', ...tooDeepError(`backend '${backend}' answered with a result nested more than ${MAX_NESTING} levels deep: not forwarded`, backend) } };
-  }
-
   private post(hub: number, message: BackendToHub): void {
     this.ports.get(hub)?.postMessage(message);
   }
@@ -148,7 +140,7 @@ export class HubPorts {
       this.origins.delete(callId);
       this.awaitedTasks.delete(callId);
       // A call parked by its hub and never resumed: nobody waits for its outcome any more.
-      if (origin) this.post(origin.hub, { type: 'outcome', callId: origin.callId, outcome: this.deliverable(outcome) });
+      if (origin) this.post(origin.hub, { type: 'outcome', callId: origin.callId, outcome });
       const why = outcome.ok ? 'the call it belonged to has ended' : outcome.error.kind === 'disconnected' ? GONE : `the call it belonged to failed: ${outcome.error.message}`;
       for (const [parkId, parked] of this.parked) if (parked.workerCallId === callId) this.expire(parkId, why);
     });

@@ -17,6 +17,7 @@ import { TimeoutRun } from './call-health.ts';
 import { CallFailureLog } from './call-failure-log.ts';
 import { maskSecretValues, secretValuesOf } from '../shared/secret-values.ts';
 import { carryTaskHandles, unwrapTaskHandle } from './task-handles.ts';
+import { refuseDeepMessages } from './deep-messages.ts';
 import { callErrorOf, callTimedOut, failureFields, notConnected } from './call-errors.ts';
 import { newBackendClient, remoteTransport } from './backend-client.ts';
 import { isUnreachable } from './unreachable.ts';
@@ -143,6 +144,7 @@ export class BackendRunner {
       watch.release();
       // A 2026-07-28 backend's task handles pass through as they came (task-handles.ts).
       if (client.getProtocolEra() === 'modern') carryTaskHandles(transport);
+      refuseDeepMessages(transport, this.spec.name, (line) => this.log.warn(line.fields, line.message));
       watch.step = 'lists';
       const inventory = await readInventory(client, this.spec.connectionTimeout);
       if (generation !== this.generation) return;

@@ -54,7 +54,7 @@ const CATALOGUE = {
   backend_timeout: { meaning: "The backend did not answer within its requestTimeout", rpc: -32603 },
   backend_disconnected: { meaning: "The backend's connection ended during the request (an exit or a restart); it is not replayed", rpc: -32603 },
   call_cancelled: { meaning: 'The client cancelled the request, or went away', rpc: -32603 },
-  too_deep: { meaning: 'A call\'s params, or a backend\'s answer, nest more than 1,000 levels deep: not passed between the service\'s threads', rpc: -32602 },
+  too_deep: { meaning: 'A call\'s params, or a message of a backend (an answer, a tool list, a request, a notification), nest more than 1,000 levels deep: not read, nor passed between the service\'s threads', rpc: -32602 },
   backend_error: { meaning: "The backend answered with an MCP error; its own JSON-RPC code is kept" },
 
   // The control bus and `agent mcp ...`.
