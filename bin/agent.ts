@@ -102,11 +102,20 @@ prog
     if (early) void running.shutdown(early).then(exit, () => exit(EXIT_RUNTIME));
   });
 
-// Prints a command's result and exits with its code.
-function finish(result: CommandResult): never {
-  if (result.stdout) process.stdout.write(result.stdout);
-  if (result.stderr) process.stderr.write(result.stderr);
+// Prints a command's result and exits with its code once both are written: a pipe takes 64 KiB
+// at once, and process.exit() drops what waits behind that (`status --json | jq` of 500 servers).
+async function finish(result: CommandResult): Promise<never> {
+  await Promise.all([writeOut(process.stdout, result.stdout), writeOut(process.stderr, result.stderr)]);
   process.exit(result.code);
+}
+
+function writeOut(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  // A reader that went away (`| head`) ends the wait too: there is nothing left to write to.
+  if (!text) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('error', () => resolve());
+    stream.write(text, () => resolve());
+  });
 }
 
 // `agent mcp ...`: registered from the command table (lib/cli/mcp-grammar.ts); sade passes the
@@ -129,14 +138,16 @@ for (const command of MCP_COMMANDS) {
   prog.action(async (...params: unknown[]) => {
     const flags = params.pop() as Record<string, unknown>;
     // mri may hand over a numeric-looking argument as a number.
-    finish(await run(params.map((p) => (p === undefined ? undefined : String(p))), flags));
+    await finish(await run(params.map((p) => (p === undefined ? undefined : String(p))), flags));
   });
 }
 
 // sade has no command groups and is lenient with arguments: `agent mcp ...` lines are checked first.
-const mcpLine = readMcpCommandLine(process.argv.slice(2));
-if (mcpLine?.kind === 'help') finish({ code: 0, stdout: mcpLine.text, stderr: '' });
-if (mcpLine?.kind === 'usage') finish({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${mcpLine.message}\nRun \`${mcpLine.help}\` for usage.\n` });
+const line = readMcpCommandLine(process.argv.slice(2));
+if (line?.kind === 'help') await finish({ code: 0, stdout: line.text, stderr: '' });
+if (line?.kind === 'usage') await finish({ code: EXIT_USAGE, stdout: '', stderr: `agent: ${line.message}\nRun \`${line.help}\` for usage.\n` });
+// Help and usage errors have exited above (finish awaits its writes).
+const mcpLine = line?.kind === 'help' || line?.kind === 'usage' ? null : line;
 
 const serveLine = !mcpLine && process.argv[2] === 'serve' ? serveArgv(process.argv.slice(2)) : null;
 prog.parse(mcpLine ? [...process.argv.slice(0, 2), ...mcpLine.argv] : serveLine ? [...process.argv.slice(0, 2), ...serveLine.argv] : process.argv, {

@@ -1,7 +1,10 @@
 // The real CLI: usage errors and help of `agent mcp ...`, exact output and exit codes (no service needed).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../helpers/service.ts';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, runCli, tempDir } from '../helpers/service.ts';
 
 const usage = (message: string, help: string) => `agent: ${message}\nRun \`${help}\` for usage.\n`;
 
@@ -64,6 +67,29 @@ test("cli usage :: a command's own --help is sade's, exit 0", async () => {
   assert.is(result.code, 0, result.stderr);
   assert.match(result.stdout, /\$ agent mcp restart <server> \[options\]/);
   assert.match(result.stdout, /--config-dir {4}Configuration directory/);
+});
+
+// Found by an outside check: output past a pipe's 64 KiB was dropped by process.exit() when the
+// reader was slower than the command, with exit code 0.
+test('cli usage :: 180 KB of status through a pipe read late arrives whole', async () => {
+  const dir = tempDir('agent-cli-pipe-');
+  const servers = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`srv${i}`, { command: 'node', args: ['/srv/x.js', '--flag'], env: { A: 'b' } }]));
+  fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ mcpServers: servers }));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), 'mcp', 'status', '--verbose', '--json', '--config-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const chunks: Buffer[] = [];
+  const ended = new Promise((resolve) => child.stdout.on('end', resolve));
+  // Nothing is read until the command has had time to write all it could and exit.
+  child.stdout.pause();
+  const timer = setTimeout(() => child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk)).resume(), 3_000);
+  const code = await exited;
+  await new Promise((resolve) => setTimeout(resolve, 3_100));
+  clearTimeout(timer);
+  await ended;
+  const text = Buffer.concat(chunks).toString('utf8');
+  assert.is(code, 0);
+  assert.ok(text.length > 65_536, `${text.length} bytes`);
+  assert.is((JSON.parse(text) as { effective: unknown[] }).effective.length, 400);
 });
 
 test.run();
