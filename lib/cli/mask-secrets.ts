@@ -1,7 +1,8 @@
 // What `agent mcp status --verbose` hides of a URL without --show-secrets: the userinfo and the
 // values of secret-looking query and fragment parameters. The text stays as written (no URL
 // parsing, which would re-encode `${VAR}` references). Pure.
-import { followsSecretFlag, inlineFlagSecret } from '../shared/secret-values.ts';
+import { followsSecretFlag, headerArgSecret, inlineFlagSecret, SECRET_MASK } from '../shared/secret-values.ts';
+import { redactCredentials } from '../shared/sanitize.ts';
 
 export const MASK = '****';
 
@@ -55,7 +56,8 @@ export function maskUrls(text: string): string {
  */
 export function maskArg(arg: string, previous?: string): string {
   if (followsSecretFlag(arg, previous)) return MASK;
-  const value = inlineFlagSecret(arg);
+  const value = inlineFlagSecret(arg) ?? headerArgSecret(arg);
   if (value !== null) return `${arg.slice(0, arg.length - value.length)}${MASK}`;
-  return maskUrls(arg);
+  // Credentials of a known shape (`ghp_...`, `sk-...`, a JWT) wherever they stand, as the service's log masks them.
+  return redactCredentials(maskUrls(arg)).replaceAll(SECRET_MASK, MASK);
 }

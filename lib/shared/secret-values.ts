@@ -86,9 +86,19 @@ export function followsSecretFlag(arg: string, previous: string | undefined): bo
   return previous !== undefined && isSecretFlag(previous) && !arg.startsWith('-');
 }
 
-// The values of secret-named flags among a command's args: `--token=abc`, and `--password abc`.
+/**
+ * The value of an argument that is an HTTP header line with a secret-named header, as
+ * `mcp-remote --header` and curl's `-H` take it (`Authorization: Bearer abc` -> `Bearer abc`), or null.
+ */
+export function headerArgSecret(arg: string): string | null {
+  const header = /^([A-Za-z][\w-]*)\s*:\s*(\S.*)$/s.exec(arg);
+  return header && isSecretName(header[1]!) ? header[2]! : null;
+}
+
+// The values of secret-named flags among a command's args: `--token=abc`, `--password abc`, and
+// header lines (`--header "Authorization: Bearer abc"`).
 function flagSecrets(args: readonly string[]): string[] {
-  return args.flatMap((arg, i) => (followsSecretFlag(arg, args[i - 1]) ? [arg] : (inlineFlagSecret(arg) ?? [])));
+  return args.flatMap((arg, i) => (followsSecretFlag(arg, args[i - 1]) ? [arg] : (inlineFlagSecret(arg) ?? headerArgSecret(arg) ?? [])));
 }
 
 /** The secret values of a server's spec, longest first (so one containing another is masked whole). */

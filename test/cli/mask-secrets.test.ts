@@ -32,6 +32,21 @@ test('mask-secrets :: maskArg masks a secret-looking flag\'s value, inline or as
   assert.is(maskArg('https://h.test/x?token=t'), 'https://h.test/x?token=****');
 });
 
+// Found by an outside check: mcp-remote's `--header "Authorization: Bearer ..."` and a bare token
+// argument printed in clear, while the service's own log masked both.
+test('mask-secrets :: maskArg masks a secret header line and credentials of a known shape; other text stays', () => {
+  const table: [string, string][] = [
+    ['Authorization: Bearer hdrArgRRR222', 'Authorization: ****'],
+    ['X-Api-Key:abc123secret', 'X-Api-Key:****'],
+    ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', '****'],
+    ['Accept: application/json', 'Accept: application/json'],
+    ['mcp-remote', 'mcp-remote'],
+    ['/srv/keys/server.js', '/srv/keys/server.js'],
+    ['C:\\tools\\server.js', 'C:\\tools\\server.js'],
+  ];
+  for (const [arg, masked] of table) assert.is(maskArg(arg, '--header'), masked, arg);
+});
+
 test('mask-secrets :: URLs inside a longer text', () => {
   assert.is(maskUrls('--endpoint=https://u:p@h.test/x?sig=abc --verbose'), '--endpoint=https://****@h.test/x?sig=**** --verbose');
   assert.is(maskUrls('--token=${API_TOKEN}'), '--token=${API_TOKEN}');

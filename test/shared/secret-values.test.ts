@@ -63,6 +63,12 @@ test('secret values :: the values of secret-named flags among the args count, in
   assert.is(maskSecretValues('usage error in: --token abcd1234efgh5678zz --password hunter2hunter2', secretValuesOf(spec)), 'usage error in: --token [REDACTED] --password [REDACTED]');
 });
 
+test('secret values :: a header line among the args with a secret-named header counts, without its scheme word; other headers not', () => {
+  const spec = { type: 'stdio', env: {}, args: ['mcp-remote', 'https://h/mcp', '--header', 'Authorization: Bearer hdrArgRRR222', '-H', 'Accept: text/plain-ish', 'X-Api-Key:key-0123456789'] } as unknown as BackendSpec;
+  assert.equal(secretValuesOf(spec), ['key-0123456789', 'hdrArgRRR222']);
+  assert.is(maskSecretValues('server said: bad token hdrArgRRR222', secretValuesOf(spec)), 'server said: bad token [REDACTED]');
+});
+
 test('secret values :: values substituted from secret-named variables count, paths among them not', () => {
   const spec = { type: 'stdio', env: {}, referencedSecrets: ['dotenvsecretvalue42', '/run/secrets/token', 'abc'] } as unknown as BackendSpec;
   assert.equal(secretValuesOf(spec), ['dotenvsecretvalue42']);
