@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { redactCredentials } from './sanitize.ts';
 import { maskSecretValues } from './secret-values.ts';
@@ -11,20 +10,23 @@ export type Logger = pino.Logger;
 
 const LABELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
-// A readable one-line rendering of pino's JSON, written synchronously to stderr.
-function prettyStderr(): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, callback) {
+// A readable one-line rendering of pino's JSON, written to fd 2 itself as the JSON format is: a
+// worker's process.stderr is a pipe to the main thread, which logged each pretty line again as
+// a WARN of its own (two timestamps, the wrong level).
+function prettyStderr(sync: boolean): pino.DestinationStream & { flush(cb?: (error?: Error) => void): void } {
+  const fd2 = pino.destination({ fd: 2, sync });
+  return {
+    write(chunk: string) {
       try {
-        const { level, time, msg, ...rest } = JSON.parse(chunk.toString()) as Record<string, unknown>;
+        const { level, time, msg, ...rest } = JSON.parse(chunk) as Record<string, unknown>;
         const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-        process.stderr.write(`${new Date(Number(time)).toISOString()} ${LABELS[Number(level)] ?? level} ${String(msg ?? '')}${extra}\n`);
+        fd2.write(`${new Date(Number(time)).toISOString()} ${LABELS[Number(level)] ?? level} ${String(msg ?? '')}${extra}\n`);
       } catch {
-        process.stderr.write(chunk);
+        fd2.write(chunk);
       }
-      callback();
     },
-  });
+    flush: (cb) => fd2.flush(cb),
+  };
 }
 
 // All logs go to stderr: stdout carries the protocol in stdio mode (decisions §1). The main
@@ -54,7 +56,7 @@ export function createLogger(
   format: LogFormat,
   { sync = true, destination: to, secrets = [] }: { sync?: boolean; destination?: pino.DestinationStream; secrets?: readonly string[] } = {},
 ): Logger {
-  const destination = to ?? (format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync }));
+  const destination = to ?? (format === 'pretty' ? prettyStderr(sync) : pino.destination({ fd: 2, sync }));
   return pino(
     {
       level,

@@ -131,7 +131,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   let listening: LogLine;
   try {
     listening = await Promise.race([
-      waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on')),
+      // A JSON line, or a --log-format pretty one (`<time> INFO listening on http://...`).
+      waitForLog((l) => typeof l.msg === 'string' && /^(?:\S+ INFO )?listening on /.test(l.msg)),
       exited.then((e) => {
         throw new Error(`service exited early (${e.code ?? e.signal}): ${logs.map((l) => l.msg).join(' | ')}`);
       }),
@@ -143,7 +144,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const port = Number(listening.port);
+  const port = Number(listening.port ?? /listening on http:\/\/[^\s]+:(\d+)/.exec(String(listening.msg))?.[1]);
   const base = `http://127.0.0.1:${port}`;
   return {
     child,
