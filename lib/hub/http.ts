@@ -15,6 +15,8 @@ import type { Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { withFailureFrame } from './failure-frame.ts';
+import { onAnswerEnd } from './answer-end.ts';
+import { SessionQuota, sessionSlots } from '../shared/session-quota.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
 import { bodyText, wholeBodyOf } from './whole-body.ts';
 
@@ -26,7 +28,8 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 // `seen`: what the session's client last saw of each list (at its initialize, or when last told of a
 // change); a list it sees through its tag filter is told of only when it differs.
-type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number; filter: BackendFilter; seen: ListDigests };
+// `open`: its answers and streams still being written (a call under way, a GET or SSE stream): never idle while above 0.
+type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number; open: number; filter: BackendFilter; seen: ListDigests };
 
 export type McpEndpointsOptions = {
   catalog: Catalog;
@@ -38,7 +41,8 @@ export type McpEndpointsOptions = {
   initialLoad?: InitialLoadGate;
   /** Prefix of this hub's session ids (`h<index>-`). */
   sessionPrefix?: string;
-  /** 2025 and SSE sessions this hub keeps at most. */
+  /** 2025 and SSE sessions the service keeps at most: this hub's quota, shared with the other hubs; or a cap for this hub alone. */
+  sessions?: SessionQuota;
   maxSessions?: number;
   /** Largest request body the SDK reads (the main thread enforces the same limit first). */
   maxMessageBytes?: number;
@@ -75,18 +79,46 @@ function tagFilterOf(request: Request): BackendFilter | Response {
   }
 }
 
+/** A session to close: nothing of it open (no answer streaming, no GET or SSE stream) and no request since `cutoff`. */
+export function isIdle(session: Pick<Session, 'open' | 'lastActivity'>, cutoff: number): boolean {
+  return session.open === 0 && session.lastActivity < cutoff;
+}
+
+// Runs `fn` the first time only.
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
 export function createMcpEndpoints(options: McpEndpointsOptions) {
-  const { catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad, sessionPrefix = '', maxSessions = Infinity } = options;
+  const { catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad, sessionPrefix = '' } = options;
+  const quota = options.sessions ?? new SessionQuota(sessionSlots(1), 0, options.maxSessions ?? Infinity);
+  const maxSessions = quota.max;
   const maxRequestBodySize = options.maxMessageBytes ?? 16 * 1024 * 1024;
   const streamable = new Map<string, Session>();
   const sse = new Map<string, Session & { transport: LegacySseServerTransport }>();
   const serverFor = (filter: BackendFilter) => createGatewayServer({ catalog, router, filter, lazyTools });
+  // A session's answer that streams (a call's SSE answer, a GET stream) keeps it from being idle
+  // until the pump has finished with it; its end counts as activity.
+  const whileOpen = (session: Session, response: Response): Response => {
+    if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
+    session.open++;
+    return onAnswerEnd(response, () => {
+      session.open--;
+      session.lastActivity = now();
+    });
+  };
   let refused = 0;
   let lastRefusalLog = -Infinity;
 
-  // Sessions are capped over both kinds: past the cap, a 503 JSON-RPC error and a log line a minute.
+  // Sessions are capped over both kinds and every hub: past the cap, a 503 JSON-RPC error and a
+  // log line a minute. null: a place is taken, which the session gives back when it closes.
   const full = (): Response | null => {
-    if (streamable.size + sse.size < maxSessions) return null;
+    if (quota.take()) return null;
     refused++;
     if (now() - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
       log.warn({ code: Code.too_many_sessions, maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${refused} new ones (--max-sessions)`);
@@ -111,7 +143,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       // -32000, not the catalogue's -32001: what this endpoint has always answered.
       if (!session) return jsonRpcError(Code.session_not_found, `Session not found: ${id}`, -32000);
       session.lastActivity = now();
-      return withFailureFrame(await (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request, parsed(body)), body);
+      return whileOpen(session, withFailureFrame(await (session.transport as WebStandardStreamableHTTPServerTransport).handleRequest(request, parsed(body)), body));
     }
     if (request.method !== 'POST') return jsonRpcError(Code.bad_request, 'Bad Request: an Mcp-Session-Id header is required');
     const refusal = full();
@@ -119,20 +151,27 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     // A new session's initialize answers with the backends' capabilities and instructions.
     await initialLoad?.settled();
     notifier.flushPending();
+    const placed = once(() => quota.release());
     const server = serverFor(filter);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       maxRequestBodySize,
       sessionIdGenerator: () => `${sessionPrefix}${randomUUID()}`,
       // What it has seen is taken as it joins the sessions told of changes: none falls in between.
-      onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now(), filter, seen: catalog.listDigests(filter) }),
+      onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now(), open: 0, filter, seen: catalog.listDigests(filter) }),
     });
     transport.onclose = () => {
       if (transport.sessionId) streamable.delete(transport.sessionId);
+      placed();
     };
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, parsed(body));
-    if (transport.sessionId === undefined) await server.close();
-    return response;
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, parsed(body));
+      if (transport.sessionId === undefined) await server.close();
+      return response;
+    } finally {
+      // No session came of it (a failed initialize): its place goes back.
+      if (transport.sessionId === undefined || !streamable.has(transport.sessionId)) placed();
+    }
   }
 
   async function mcp(request: Request): Promise<Response> {
@@ -180,11 +219,23 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       idPrefix: sessionPrefix,
       onOverflow: (bytes) => log.warn({ code: Code.client_too_slow, session: transport.sessionId, bufferedBytes: bytes }, 'SSE session closed: its client fell too far behind (more than 8 MiB queued)'),
     });
+    const placed = once(() => quota.release());
     const server = serverFor(filter);
-    sse.set(transport.sessionId, { server, transport, lastActivity: now(), filter, seen: catalog.listDigests(filter) });
-    transport.onclose = () => void sse.delete(transport.sessionId);
-    await server.connect(transport);
-    return transport.response;
+    const session = { server, transport, lastActivity: now(), open: 0, filter, seen: catalog.listDigests(filter) };
+    sse.set(transport.sessionId, session);
+    transport.onclose = () => {
+      sse.delete(transport.sessionId);
+      placed();
+    };
+    try {
+      await server.connect(transport);
+    } catch (error) {
+      sse.delete(transport.sessionId);
+      placed();
+      throw error;
+    }
+    // Its stream is the session: open while the client listens.
+    return whileOpen(session, transport.response);
   }
 
   async function postMessage(request: Request): Promise<Response> {
@@ -210,8 +261,9 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
 
   const reaper = setInterval(() => {
     const cutoff = now() - SESSION_IDLE_MS;
+    // (no request since the cutoff, nothing of it still streaming)
     for (const [id, session] of [...streamable, ...sse]) {
-      if (session.lastActivity >= cutoff) continue;
+      if (!isIdle(session, cutoff)) continue;
       log.info({ session: id }, 'closing an idle MCP session');
       void session.server.close().catch(() => undefined);
     }

@@ -2,6 +2,7 @@
 // the main thread forwards over the byte pump (HTTP, or stdin/stdout in stdio mode), keeps the
 // catalog from what the backend workers tell it over their direct channels, and routes calls to
 // them without the main thread.
+import { SessionQuota, sessionSlots } from '../shared/session-quota.ts';
 import type { MessagePort } from 'node:worker_threads';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import type { HubSettings, HubToMain, MainToHub } from '../shared/messages/hub.ts';
@@ -121,8 +122,8 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
           lazyTools: settings.lazyTools,
           initialLoad,
           sessionPrefix: `h${settings.index}-`,
-          // The cap is the service's: each of n hubs keeps its share.
-          maxSessions: Math.max(1, Math.ceil(settings.maxSessions / settings.hubs)),
+          // The cap is the service's, counted over every hub.
+          sessions: new SessionQuota(settings.sessionSlots ?? sessionSlots(1), settings.sessionSlots ? settings.index : 0, settings.maxSessions),
           maxMessageBytes: settings.maxMessageBytes,
         })
       : null;

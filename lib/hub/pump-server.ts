@@ -9,6 +9,7 @@ import { sanitize } from '../shared/sanitize.ts';
 import { transferable } from '../shared/transfer.ts';
 import type { HubApp } from './app.ts';
 import { failureFrame, watchFailureFrame } from './failure-frame.ts';
+import { answerEnded } from './answer-end.ts';
 import { Outbox } from './pump-outbox.ts';
 import { isPaced } from './paced-body.ts';
 import { rememberWholeBody } from './whole-body.ts';
@@ -171,6 +172,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     }
     if (exchange.abort.signal.aborted) {
       await response.body?.cancel().catch(() => undefined);
+      answerEnded(response);
       return void exchanges.delete(id);
     }
     const failure = failureFrame(response);
@@ -238,6 +240,7 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
     } finally {
       outbox.close();
       unwatch();
+      answerEnded(response);
       exchange.abort.signal.removeEventListener('abort', stop);
       exchanges.delete(id);
     }

@@ -39,6 +39,14 @@ function guarded(guard: () => OriginGuard | null, handler: Handler): Handler {
   };
 }
 
+/** The path and query of an absolute-form target (`http://host:port/path?q`); any other target as it is. */
+export function originForm(target: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!match) return target;
+  const rest = target.slice(match[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /** `forward` hands a request to a hub (or answers 503 when none is up). */
 export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | null, forward: Handler) {
   const handlers = createHealthHandlers(health);
@@ -56,6 +64,8 @@ export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | nu
   const routed = router.handler.bind(router) as unknown as Handler;
   return {
     handler(req: IncomingMessage, res: ServerResponse): void {
+      // An absolute-form target (`GET http://host/health`, as a proxy sends it) is routed by its path, as the hub does.
+      if (req.url !== undefined && req.url.charCodeAt(0) !== 47) req.url = originForm(req.url);
       if (req.method === 'GET') {
         const url = req.url ?? '/';
         const query = url.indexOf('?');

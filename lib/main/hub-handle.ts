@@ -148,10 +148,10 @@ export class HubHandle {
     this.log.error(
       { hub: this.index, code: Code.hub_failed, sessionsEnded: sessions, callsInFlight: calls, requestsFailed: failed, ...(stdio ? { stdioRequestsFailed: stdioFailed } : {}) },
       stdio
-        ? `${reason}: ${stdioFailed ? `${plural(stdioFailed, 'request')} of the stdio client failed (an error line for each)` : 'the stdio client was owed no answer'}; the restarted hub serves the same client (lines it had not read go to it); ${sessions || calls || failed ? `${plural(sessions, 'HTTP MCP session')} ended and ${plural(calls, 'call')} in flight failed (HTTP clients get 503 until it is back, then start new sessions); ` : ''}health and backends are unaffected`
+        ? `${reason}: ${stdioFailed ? `${plural(stdioFailed, 'request')} of the stdio client failed (an error line for each)` : 'the stdio client was owed no answer'}; the restarted hub serves the same client (lines it had not read go to it); ${sessions || calls || failed ? `${plural(sessions, 'HTTP MCP session')} ended and ${plural(calls, 'call')} in flight failed (HTTP clients get 503 until it is back, then start new sessions); ` : ''}/health/ready is not_ready until it is back; backends are unaffected`
         : this.settings.hubs > 1
           ? `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; requests of its sessions get 503 until it is back, then their clients start new sessions; other requests go to the other hubs; health and backends are unaffected`
-          : `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; health and backends are unaffected`,
+          : `${reason}: ${plural(sessions, 'MCP session')} ended and ${plural(calls, 'call')} in flight failed; MCP clients get 503 until it is back, then start new sessions; /health/ready is not_ready until it is back; backends are unaffected`,
     );
     this.options.onDown?.(this);
     void this.supervisor.send({ type: 'exited' });

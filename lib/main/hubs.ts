@@ -8,6 +8,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BackendFacts, HubSettings, MainToHub } from '../shared/messages/hub.ts';
+import { sessionSlots } from '../shared/session-quota.ts';
 import { HubHandle } from './hub-handle.ts';
 import { writeJson } from './json-answer.ts';
 import type { PumpLimits } from './pump-client.ts';
@@ -56,11 +57,13 @@ export class HubPool {
     settings: Omit<HubSettings, 'index' | 'hubs'>,
     private readonly options: HubPoolOptions,
   ) {
+    // One array of session counts for every hub and every worker a hub will have.
+    const slots = sessionSlots(count);
     this.hubs = Array.from(
       { length: count },
       (_, index) =>
         new HubHandle(
-          { ...settings, index, hubs: count },
+          { ...settings, index, hubs: count, sessionSlots: slots },
           {
             log: options.log,
             limits: options.limits,

@@ -207,6 +207,9 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // before the backends have stopped (the SDK's sends SIGKILL 2 s after SIGTERM) leaves some.
   endOrphans(stateDir, log);
 
+  // Readiness counts the MCP workers up (none: clients get 503).
+  const countHubs = () => (table.mcpWorkers = { total: options.mcpWorkers, up: hubs?.hubs.filter((hub) => hub.up).length ?? 0 });
+  table.mcpWorkers = { total: options.mcpWorkers, up: 0 };
   hubs = new HubPool(
     options.mcpWorkers,
     {
@@ -233,9 +236,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
         for (const handle of registry.all()) wire(hub, handle);
       },
       onUp: (hub) => {
+        countHubs();
         if (hub.index === 0 && hub.pump) stdio?.attach(hub.pump);
       },
       onDown: (hub) => {
+        countHubs();
         if (hub.index === 0) stdio?.detach();
       },
     },

@@ -72,6 +72,9 @@ export type ConfigurationSummary = {
   transport: 'http';
 };
 
+/** The MCP workers (hubs, `--mcp-workers`): how many the service runs, and how many serve clients now. */
+export type McpWorkers = { total: number; up: number };
+
 export const UNLOADED_CONFIGURATION: ConfigurationSummary = Object.freeze({
   loaded: false,
   serverCount: 0,

@@ -6,7 +6,7 @@ import { Code, Messages, rpcCode } from './errors.ts';
 export type RequestId = string | number;
 
 export function hubFailedError(id: RequestId): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode(Code.hub_failed), message: Messages.hubFailed } });
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode(Code.hub_failed), message: Messages.hubFailed, data: { code: Code.hub_failed } } });
 }
 
 /** stdio mode: one error line per request owed, for stdout; '' when nothing is owed. */

@@ -1,5 +1,5 @@
 // Pure status computations of service.md "States and transitions" and decisions §3.
-import type { BackendState, ConfigurationSummary } from './backend-state.ts';
+import type { BackendState, ConfigurationSummary, McpWorkers } from './backend-state.ts';
 
 export type ServerStatus = 'connected' | 'error' | 'disconnected' | 'awaiting_oauth';
 export type OverallStatus = 'healthy' | 'degraded' | 'unhealthy';
@@ -58,8 +58,14 @@ export function overallStatus(loaded: boolean, total: number, healthy: number): 
   return { status: 'unhealthy', httpStatus: 503 };
 }
 
-export function isReady(configuration: ConfigurationSummary, backends: Iterable<Pick<BackendState, 'supervision'>>): boolean {
+/**
+ * The spec's readiness, and one more supervised part: the MCP workers (hubs) are supervised like a
+ * backend (decisions §1), so with none up (the service starting, or every hub restarting) MCP
+ * clients get 503 and the service is not ready. `mcpWorkers` absent: not counted.
+ */
+export function isReady(configuration: ConfigurationSummary, backends: Iterable<Pick<BackendState, 'supervision'>>, mcpWorkers?: McpWorkers): boolean {
   if (!configuration.loaded) return false;
+  if (mcpWorkers && mcpWorkers.total > 0 && mcpWorkers.up === 0) return false;
   for (const b of backends) {
     const state = b.supervision?.state;
     if (state === 'restarting' || state === 'crashLoop') return false;

@@ -120,6 +120,12 @@ One('hub :: requests fetch cannot carry (TRACE, two Host headers, an absolute-fo
   const absolute = await rawRequest(svc.port, `GET http://x/api/v1/servers HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
   assert.is(absolute.status, 200, absolute.body);
   assert.ok(absolute.body.includes('fixture'), absolute.body);
+  // A health route in absolute form is answered by the main thread like any probe (it was forwarded, and 404).
+  for (const target of [`http://${host}/health`, `http://${host}/health/ready?x=1`, `http://${host}/health/mcp/fixture`]) {
+    const probe = await rawRequest(svc.port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    assert.is(probe.status, 200, `${target}: ${probe.body}`);
+    assert.match(probe.body, /"(status|state)":"(healthy|ready|connected)"/);
+  }
   assert.not.ok(svc.logs.some((l) => /^hub worker thread/.test(String(l.msg))), 'the hub did not fail');
   const client = await modern(svc);
   assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'alive' } })).content, [{ type: 'text', text: 'alive' }]);
@@ -152,7 +158,14 @@ One('hub :: a hub that dies: health answers throughout, MCP gets 503 then comes 
   const during = await fetch(`${svc.base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
   assert.is(during.status, 503);
   assert.equal(await during.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'The MCP service is restarting; retry in a moment', data: { code: 'hub_unavailable' } }, id: null });
+  // With no hub up the service is not ready: a load balancer stops sending clients that would get 503.
+  const notReady = await svc.get('/health/ready');
+  assert.is(notReady.status, 503);
+  assert.equal([notReady.body.status, notReady.body.mcpWorkers], ['not_ready', { total: 1, up: 0 }]);
+  assert.is((await svc.get('/health/mcp')).body.status, 'degraded');
   await svc.waitForLog((l) => l.msg === 'hub restarted: serving MCP clients again', 10_000);
+  const ready = await svc.get('/health/ready');
+  assert.equal([ready.status, ready.body.status, ready.body.mcpWorkers], [200, 'ready', { total: 1, up: 1 }]);
   probing = false;
   await prober;
   assert.ok(probes.length > 10 && probes.every((s) => s === 200), `every probe answered 200 (${probes.length})`);
@@ -399,7 +412,7 @@ let two: Service;
 Two.before(async () => {
   two = await startService({
     config: { mcpServers: { fixture: fixture(), gentle: fixture({ nice: 15 }), eager: fixture({ nice: 3 }) } },
-    args: ['--health-rate-limit', '0', '--mcp-workers', '2', '--worker-nice', '7'],
+    args: ['--health-rate-limit', '0', '--mcp-workers', '2', '--worker-nice', '7', '--max-sessions', '4'],
   });
   await two.waitFor(async () => (await two.get('/health')).body.status === 'healthy', 'healthy', 20_000);
 });
@@ -424,7 +437,48 @@ Two('hub :: 2025 sessions spread over both hubs and each stays on its hub; a cha
   const config = JSON.parse(fs.readFileSync(two.configFile, 'utf8'));
   writeConfig(two.configFile, { mcpServers: { ...config.mcpServers, fixture: fixture({ disabledTools: ['add'] }) } });
   await poll(async () => sessions.every((s) => s.changes > 0), 'list_changed on every session, both hubs');
-  for (const { client } of sessions) await client.close();
+  for (const { client, transport } of sessions) {
+    await transport.terminateSession();
+    await client.close();
+  }
+});
+
+// Found by an outside check: each hub kept ceil(max / hubs) sessions and requests go round-robin,
+// so a service with room refused every other initialize.
+Two('hub :: --max-sessions holds for the service, whichever hub a session is on', async () => {
+  const connect = async () => {
+    const client = new V1Client({ name: 'cap', version: '1.0.0' });
+    const transport = new V1HttpTransport(new URL(`${two.base}/mcp`));
+    await client.connect(transport);
+    return { client, transport, hub: /^h(\d+)-/.exec(transport.sessionId ?? '')?.[1] };
+  };
+  const refusedNow = async () => {
+    const answer = await fetch(`${two.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'over', version: '1' } } }),
+    });
+    const text = await answer.text();
+    return answer.status === 503 && /Too many sessions: this service keeps at most 4 \(--max-sessions\)/.test(text);
+  };
+  const open = [await connect(), await connect(), await connect(), await connect()];
+  assert.ok(await refusedNow(), 'the fifth is refused');
+  assert.ok(await refusedNow(), 'on the other hub too');
+  // The sessions of hub 0 leave: their places are free on whichever hub a new one lands.
+  const leaving = open.filter((s) => s.hub === '0');
+  assert.ok(leaving.length >= 1 && leaving.length < 4, `sessions on both hubs: ${open.map((s) => s.hub).join(',')}`);
+  for (const { client, transport } of leaving) {
+    await transport.terminateSession();
+    await client.close();
+  }
+  const staying = open.filter((s) => s.hub !== '0');
+  for (let i = 0; i < leaving.length; i++) staying.push(await connect());
+  assert.ok(new Set(staying.map((s) => s.hub)).size === 2, 'the new ones landed on both hubs');
+  assert.ok(await refusedNow(), 'full again');
+  for (const { client, transport } of staying) {
+    await transport.terminateSession();
+    await client.close();
+  }
 });
 
 Two('hub :: a session id naming a hub this service does not have is unknown (404), not a hub that is down (503)', async () => {

@@ -203,6 +203,8 @@ let quiet: Service;
 Minimal.before(async () => {
   quiet = await startService({ config: { mcpServers: {} }, args: ['--health-rate-limit', '4', '--health-rate-window', '60'], env: { AGENT_HEALTH_INFO_LEVEL: 'basic' } });
   await quiet.waitForLog((l) => l.msg === 'configuration loaded');
+  // Ready also needs an MCP worker up.
+  await quiet.waitForLog((l) => l.msg === 'hub ready');
 });
 Minimal.after(async () => {
   await quiet.stop();
@@ -334,3 +336,24 @@ Second('e2e serve :: a second SIGTERM during a slow stop kills the backends, say
 });
 
 Second.run();
+
+// ---------------------------------------------------------------------------------------------
+const Pretty = suite('e2e serve (--log-format pretty)');
+
+// Found by an outside check: a backend worker's pretty line went through the worker's stderr
+// pipe and the main thread logged it again as a WARN of its own, with two timestamps.
+Pretty("e2e serve :: --log-format pretty: a backend worker's lines are written once, at their own level", async () => {
+  const svc = await startService({ config: { mcpServers: { talker: { command: process.execPath, args: [backendFixture('writes-stderr-at-start.mjs'), '2'] } } }, args: ['--log-format', 'pretty'] });
+  try {
+    const line = await svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('fixture stderr line 1'));
+    assert.match(String(line.msg), /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO fixture stderr line 1 \{"backend":"talker","stream":"stderr"\}$/);
+    await svc.waitForLog((l) => typeof l.msg === 'string' && / INFO backend connected/.test(l.msg));
+    const copies = svc.logs.filter((l) => String(l.msg).includes('fixture stderr line'));
+    assert.is(copies.length, 2, copies.map((l) => l.msg).join('\n'));
+    assert.not.ok(svc.logs.some((l) => String(l.msg).includes('worker stderr')), 'nothing logged again by the main thread');
+  } finally {
+    await svc.stop();
+  }
+});
+
+Pretty.run();

@@ -16,7 +16,7 @@ test('failure frame :: the ids of the requests in a body, one or a batch; notifi
 
 test('failure frame :: a streamed answer to requests gets SSE errors for each; other answers none', () => {
   const streamed = withFailureFrame(sse(), [{ id: 1, method: 'a' }, { id: 'two', method: 'b' }]);
-  const error = { code: -32603, message: Messages.hubFailed };
+  const error = { code: -32603, message: Messages.hubFailed, data: { code: 'hub_failed' } };
   assert.is(
     failureFrame(streamed),
     `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, error })}\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 'two', error })}\n\n`,

@@ -8,6 +8,7 @@ import { markPaced } from '../../lib/hub/paced-body.ts';
 import { HEAD_HOLD_MS, type PumpOptions, servePump } from '../../lib/hub/pump-server.ts';
 import { bodyText, wholeBodyOf } from '../../lib/hub/whole-body.ts';
 import { failureFrame, withFailureFrame } from '../../lib/hub/failure-frame.ts';
+import { onAnswerEnd } from '../../lib/hub/answer-end.ts';
 import { PUMP_WINDOW_BYTES, type PumpToHub, type PumpToMain } from '../../lib/shared/messages/pump.ts';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
@@ -508,6 +509,32 @@ test('pump server :: stdio mode: several writers waiting for the window all go o
   await p.until(() => done.length === 3, 'every writer to go on');
   await Promise.all(writes);
   assert.equal(done.sort(), [0, 1, 2]);
+  p.close();
+});
+
+// A session is not idle while one of its answers streams: the pump says when each has ended.
+test('pump server :: the end of an answer is told once, whether it was written out or its client went away', async () => {
+  const ends: string[] = [];
+  let stream!: ReadableStreamDefaultController<Uint8Array>;
+  const p = setup(async (request) => {
+    const which = new URL(request.url).pathname;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c) });
+    return onAnswerEnd(new Response(body, { headers: { 'Content-Type': 'text/event-stream' } }), () => ends.push(which));
+  });
+  p.send(head(5, 'GET', '/written'));
+  await p.until(() => p.headOf(5) !== undefined, 'the first head');
+  const first = stream;
+  first.enqueue(new TextEncoder().encode('event: a\n\n'));
+  await tick();
+  assert.equal(ends, [], 'not while it streams');
+  first.close();
+  await p.until(() => ends.length === 1, 'the end of the written answer');
+  p.send(head(6, 'GET', '/abandoned'));
+  await p.until(() => p.headOf(6) !== undefined, 'the second head');
+  p.send({ type: 'abort', id: 6 });
+  await p.until(() => ends.length === 2, 'the end of the abandoned answer');
+  await tick();
+  assert.equal(ends, ['/written', '/abandoned']);
   p.close();
 });
 

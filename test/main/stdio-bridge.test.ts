@@ -158,6 +158,7 @@ test("stdio bridge :: hub 0 stopping fails the requests it owed with the error l
   assert.equal(lines.map((l) => l.id), [7, 'x']);
   assert.equal(lines[0].error.code, -32603);
   assert.match(lines[0].error.message, /stopped before it answered/);
+  assert.equal(lines[0].error.data, { code: 'hub_failed' }, 'the catalogue code, as every error the service writes');
   assert.equal(t.ends, [], 'stdin still open: the service goes on');
   t.close();
 });

@@ -231,4 +231,19 @@ test('isReady :: accepts any iterable (Map values)', () => {
   assert.is(isReady(LOADED, map.values()), true);
 });
 
+// The MCP workers are supervised like a backend (decisions §1): with none up, clients get 503.
+test('isReady :: no MCP worker up -> not ready; one of two up, or none counted -> ready', () => {
+  const backends = [{ supervision: supervision('connected') }];
+  const table: [{ total: number; up: number } | undefined, boolean][] = [
+    [{ total: 1, up: 0 }, false],
+    [{ total: 2, up: 0 }, false],
+    [{ total: 2, up: 1 }, true],
+    [{ total: 1, up: 1 }, true],
+    [{ total: 0, up: 0 }, true],
+    [undefined, true],
+  ];
+  for (const [workers, expected] of table) assert.is(isReady(LOADED, backends, workers), expected, JSON.stringify(workers));
+  assert.is(isReady({ ...LOADED, loaded: false }, backends, { total: 1, up: 1 }), false, 'the configuration first');
+});
+
 test.run();

@@ -1,7 +1,7 @@
 // Builds the health bodies from the state table, by detail level (decisions §3). Pure: the
 // clock and the process facts come in as arguments so every level can be table-tested.
 import { Code, errorBody, Messages } from '../../shared/errors.ts';
-import type { BackendState } from '../../shared/backend-state.ts';
+import type { BackendState, McpWorkers } from '../../shared/backend-state.ts';
 import type { StateTable } from '../state-table.ts';
 import type { HealthLevel } from './levels.ts';
 import { firstConnectInProgress, isHealthy, isReady, type OverallStatus, overallStatus, type ServerStatus, serverStatus } from '../../shared/status.ts';
@@ -103,7 +103,7 @@ export function supervisionEntry(b: BackendState, level: HealthLevel): Record<st
 }
 
 export function buildReadinessReport(table: StateTable, level: HealthLevel, now: number) {
-  const ready = isReady(table.configuration, table.backends.values());
+  const ready = isReady(table.configuration, table.backends.values(), table.mcpWorkers);
   return {
     httpStatus: ready ? 200 : 503,
     body: {
@@ -111,6 +111,8 @@ export function buildReadinessReport(table: StateTable, level: HealthLevel, now:
       timestamp: new Date(now).toISOString(),
       configuration: { ...table.configuration },
       backendSupervision: supervisionSummary(table.backends.values(), level),
+      // An extension of the spec's report: the MCP workers, which readiness counts too.
+      mcpWorkers: { ...table.mcpWorkers },
     },
   } as const;
 }
@@ -190,9 +192,10 @@ export type McpLoadingStatus = 'loading' | 'degraded' | 'ready';
  * enabled backend is not connected; otherwise `ready` (200), including when no backend is
  * enabled.
  */
-export function mcpLoadingStatus(loaded: boolean, counts: McpLoadingCounts): { status: McpLoadingStatus; httpStatus: 200 | 202 } {
+export function mcpLoadingStatus(loaded: boolean, counts: McpLoadingCounts, mcpWorkers?: McpWorkers): { status: McpLoadingStatus; httpStatus: 200 | 202 } {
   if (!loaded || counts.connecting > 0 || counts.pending > 0) return { status: 'loading', httpStatus: 202 };
-  if (counts.ready < counts.total) return { status: 'degraded', httpStatus: 200 };
+  // Backends ready but no MCP worker up to serve them (every hub restarting): clients get 503.
+  if (counts.ready < counts.total || (mcpWorkers && mcpWorkers.total > 0 && mcpWorkers.up === 0)) return { status: 'degraded', httpStatus: 200 };
   return { status: 'ready', httpStatus: 200 };
 }
 
@@ -201,12 +204,13 @@ export type McpLoadingReport = { httpStatus: 200 | 202; status: McpLoadingStatus
 export function buildMcpLoadingReport(table: StateTable, level: HealthLevel, now: number): McpLoadingReport {
   const backends = [...table.backends.values()];
   const loading = mcpLoadingCounts(backends);
-  const { status, httpStatus } = mcpLoadingStatus(table.configuration.loaded, loading);
+  const { status, httpStatus } = mcpLoadingStatus(table.configuration.loaded, loading, table.mcpWorkers);
   const body: Record<string, unknown> = {
     status,
     timestamp: new Date(now).toISOString(),
     loading,
     backendSupervision: supervisionSummary(backends, level),
+    mcpWorkers: { ...table.mcpWorkers },
   };
   if (level !== 'minimal') body.servers = backends.map((b) => ({ name: b.name, state: mcpServerState(b), lastError: b.lastErrorPublic }));
   return { httpStatus, status, body };

@@ -22,6 +22,8 @@ export type HubSettings = {
   initialWaitUntil: number;
   maxMessageBytes: number;
   maxSessions: number;
+  /** Every hub's session count (session-quota.ts), shared: --max-sessions holds for the service. Absent: this hub counts alone. */
+  sessionSlots?: SharedArrayBuffer;
   /** Nice value of the hub's thread (`--worker-nice`). */
   nice: number;
   /** The key that signs requestState (hex; lib/main/state-key.ts) and this service run's id. */

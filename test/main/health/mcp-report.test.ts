@@ -200,6 +200,21 @@ for (const [name, t, status, http, loading] of loadingCases) {
   });
 }
 
+// The MCP workers: with backends ready but no hub up, clients get 503; loading still says loading.
+test('buildMcpLoadingReport :: no MCP worker up -> degraded 200, with the counts; one of two up -> ready', () => {
+  const cases: [{ total: number; up: number }, () => StateTable, string, number][] = [
+    [{ total: 1, up: 0 }, () => table([B.up()]), 'degraded', 200],
+    [{ total: 2, up: 1 }, () => table([B.up()]), 'ready', 200],
+    [{ total: 1, up: 0 }, () => table([B.up(), B.firstConnecting()]), 'loading', 202],
+  ];
+  for (const [workers, t, status, http] of cases) {
+    const tableNow = t();
+    tableNow.mcpWorkers = workers;
+    const report = buildMcpLoadingReport(tableNow, 'minimal', NOW);
+    assert.equal([report.status, report.httpStatus, report.body.mcpWorkers], [status, http, workers], JSON.stringify(workers));
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // buildMcpLoadingReport: key sets and contents per level
 // ---------------------------------------------------------------------------------------------
@@ -208,9 +223,9 @@ const LOADING_KEYS = ['awaitingOAuth', 'complete', 'connecting', 'failed', 'pend
 const mixed = () => table([B.up(), B.failed(), B.supUp(), B.supRestarting(), B.supCrashLoop(), B.firstConnecting()], ['off']);
 
 const loadingShapeCases: Array<[HealthLevel, top: string[], servers: boolean]> = [
-  ['minimal', ['backendSupervision', 'loading', 'status', 'timestamp'], false],
-  ['basic', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp'], true],
-  ['full', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp'], true],
+  ['minimal', ['backendSupervision', 'loading', 'mcpWorkers', 'status', 'timestamp'], false],
+  ['basic', ['backendSupervision', 'loading', 'mcpWorkers', 'servers', 'status', 'timestamp'], true],
+  ['full', ['backendSupervision', 'loading', 'mcpWorkers', 'servers', 'status', 'timestamp'], true],
 ];
 
 for (const [level, top, servers] of loadingShapeCases) {

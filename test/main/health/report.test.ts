@@ -410,12 +410,13 @@ for (const [level, supervision] of readinessCases) {
   test(`buildReadinessReport :: ${level} with restarting and crash loop -> not_ready 503`, () => {
     const report = buildReadinessReport(fullTable(), level, NOW);
     assert.is(report.httpStatus, 503);
-    assert.equal(keys(report.body), ['backendSupervision', 'configuration', 'status', 'timestamp']);
+    assert.equal(keys(report.body), ['backendSupervision', 'configuration', 'mcpWorkers', 'status', 'timestamp']);
     assert.equal(report.body, {
       status: 'not_ready',
       timestamp: '2026-03-01T12:34:56.789Z',
       configuration: configuration(7, 1),
       backendSupervision: supervision,
+      mcpWorkers: { total: 0, up: 0 },
     });
   });
 }

@@ -228,7 +228,7 @@ for (const [name, t, httpStatus, status] of readyCases) {
     assert.is(r.status, httpStatus);
     assert.is(r.body.status, status);
     assert.is(r.body.timestamp, NOW_ISO);
-    assert.equal(keys(r.body), ['backendSupervision', 'configuration', 'status', 'timestamp']);
+    assert.equal(keys(r.body), ['backendSupervision', 'configuration', 'mcpWorkers', 'status', 'timestamp']);
     assertJsonNoCache(r);
     assertRateHeaders(r, { policy: '100;w=300', limit: '100', remaining: '99' });
   });
@@ -512,9 +512,9 @@ for (const [name, t, httpStatus, status] of mcpCases) {
 }
 
 const mcpLevelCases: Array<[HealthLevel, top: string[]]> = [
-  ['minimal', ['backendSupervision', 'loading', 'status', 'timestamp']],
-  ['basic', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp']],
-  ['full', ['backendSupervision', 'loading', 'servers', 'status', 'timestamp']],
+  ['minimal', ['backendSupervision', 'loading', 'mcpWorkers', 'status', 'timestamp']],
+  ['basic', ['backendSupervision', 'loading', 'mcpWorkers', 'servers', 'status', 'timestamp']],
+  ['full', ['backendSupervision', 'loading', 'mcpWorkers', 'servers', 'status', 'timestamp']],
 ];
 
 for (const [level, top] of mcpLevelCases) {
