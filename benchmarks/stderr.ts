@@ -29,6 +29,8 @@ export type SweepOptions = {
   /** Bytes per line in the main grid. */
   lineBytes: number;
   limitSets: LimitSet[];
+  /** Limits every cell runs with under its set's (the quick sweep's shorter window and summary interval). */
+  timing: Partial<StderrLimits>;
   /** A second grid with long lines, where the line cut matters. */
   longLines: { lineBytes: number; rates: number[]; ratio: number; limitSets: LimitSet[] };
   /** One cell with a healthy backend and no flood first: the probe path's floor. */
@@ -56,12 +58,13 @@ export const LIMIT_SETS: Record<string, LimitSet> = {
 const L = LIMIT_SETS;
 
 // A phase of 10 s spans one quota window of the default 10 s exactly, so each cell logs one
-// window's quota; the quick run's 2 s phases show the costs, not the log volume.
+// window's quota and two summary intervals.
 export const FULL: SweepOptions = {
   rates: [1, 10, 50],
   ratios: [0, 0.5, 1],
   lineBytes: 120,
   limitSets: [L.defaults!, L.lpw100!, L.lpw1000!, L.hw256k!, L.hw8m!],
+  timing: {},
   longLines: { lineBytes: 16 * KiB, rates: [10, 50], ratio: 1, limitSets: [L.defaults!, L.lb1k!, L.lb64k!, L.lpw1000lb64k!] },
   baseline: true,
   phaseSeconds: 10,
@@ -78,8 +81,18 @@ export const QUICK: SweepOptions = {
   ratios: [0, 1],
   limitSets: [L.defaults!, L.lpw1000!],
   longLines: { ...FULL.longLines, rates: [10], limitSets: [L.lb64k!] },
+  // With the default 10 s window and 5 s summaries a 2 s phase saw neither a window's quota nor a
+  // summary (its log figures read 0); scaled down, a 2 s phase spans one window and two summaries.
+  timing: { windowSeconds: 2, summaryIntervalSeconds: 1 },
   phaseSeconds: 2,
 };
+
+/** What the output says about `timing`, or '' when every cell keeps the defaults'. */
+export function timingNote(timing: Partial<StderrLimits>): string {
+  const set = Object.entries(timing);
+  if (set.length === 0) return '';
+  return `every cell runs with ${set.map(([key, value]) => `${key} ${value}`).join(', ')} on top of its limits, so the log figures are per that window (lines logged/s ${DEFAULT_STDERR_LIMITS.windowSeconds / (timing.windowSeconds ?? DEFAULT_STDERR_LIMITS.windowSeconds)} × the full sweep's)`;
+}
 
 export type Cell = {
   group: 'baseline' | 'main' | 'long lines';
@@ -187,7 +200,8 @@ async function runCell(spec: CellSpec, o: SweepOptions, marker: string, tmp: str
   const flood = spec.group !== 'baseline';
   const env: Record<string, string> = flood ? { FLOOD_MBPS: String(spec.targetMBps), FLOOD_UNIQUE_RATIO: String(spec.uniqueRatio), FLOOD_LINE_BYTES: String(spec.lineBytes) } : {};
   const servers = { flood: fixtureServer(flood ? FIXTURES.flooder : FIXTURES.healthy, 'flood', marker, { nice: FLOODER_NICE }, env) };
-  const agent = await startAgent({ entry: o.entry, servers, marker, tmp, serveArgs: ['--worker-nice', String(WORKER_NICE), ...limitArgs(spec.set.limits)] });
+  const limits = { ...o.timing, ...spec.set.limits };
+  const agent = await startAgent({ entry: o.entry, servers, marker, tmp, serveArgs: ['--worker-nice', String(WORKER_NICE), ...limitArgs(limits)] });
   try {
     await waitHealthy(agent, ['flood'], o.readyTimeoutMs);
     const mcp = flood ? await connectHttp(agent.base, 'legacy') : null;
@@ -221,7 +235,7 @@ async function runCell(spec: CellSpec, o: SweepOptions, marker: string, tmp: str
         uniqueRatio: spec.uniqueRatio,
         lineBytes: spec.lineBytes,
         limitSet: spec.set.name,
-        limits: { ...DEFAULT_STDERR_LIMITS, ...spec.set.limits },
+        limits: { ...DEFAULT_STDERR_LIMITS, ...limits },
         seconds,
         flooderMBps: s0 && s1 ? floodRate(s0, s1) : 0,
         flooderLinesPerSec: s0 && s1 ? ((s1.lines - s0.lines) * 1000) / (s1.elapsedMs - s0.elapsedMs) : 0,
@@ -303,9 +317,10 @@ async function main(): Promise<void> {
   const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
   const result = await runStderrSweep({ quick, entry });
   const m = result.machine;
+  const note = timingNote(result.options.timing);
   process.stdout.write(
     `\n${m.cpus} × ${m.model}, Node ${m.node}, Linux ${m.kernel}; ${quick ? 'quick' : 'full'} stderr sweep, entry ${entry}, ${result.options.phaseSeconds} s phases; ` +
-      `load average ${result.loadAverage.start} before, ${result.loadAverage.end} after\n\n${result.table}\n`,
+      `load average ${result.loadAverage.start} before, ${result.loadAverage.end} after\n${note ? `(${note})\n` : ''}\n${result.table}\n`,
   );
   if (result.leftovers.length) process.stdout.write(`\nkilled ${result.leftovers.length} leftover process(es)\n`);
   if (!argv.includes('--no-write')) {
