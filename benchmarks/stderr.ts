@@ -16,7 +16,7 @@ import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../lib/shared/stderr-l
 import { type FixedRate, fixedRate } from './lib/load.ts';
 import { connectHttp, floodRate, floodStats } from './lib/mcp.ts';
 import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB, threadCpuMeter, threadsAtNice } from './lib/procs.ts';
-import { BENCH, buildDist, type EldSnapshot, type Entry, FIXTURES, fixtureServer, ROOT, startAgent, type StopReport, tmpRoot, waitHealthy } from './lib/service.ts';
+import { BENCH, buildDist, type EldSnapshot, type Entry, FIXTURES, fixtureServer, ROOT, startAgent, type StopReport, type Summary, tmpRoot, waitHealthy } from './lib/service.ts';
 import { round, sleep } from './lib/stats.ts';
 
 export type LimitSet = { name: string; limits: Partial<StderrLimits> };
@@ -249,8 +249,8 @@ async function runCell(spec: CellSpec, o: SweepOptions, marker: string, tmp: str
         health,
         logBytesPerSec: perSec(log0.bytes, log1.bytes),
         stderrLinesPerSec: perSec(log0.stderrLines, log1.stderrLines),
-        repeatedPerSec: perSec(log0.repeated, log1.repeated),
-        suppressedPerSec: perSec(log0.suppressed, log1.suppressed),
+        repeatedPerSec: summaryRate(log1.summaries, 'repeated', t0, t0 + seconds * 1000) ?? perSec(log0.repeated, log1.repeated),
+        suppressedPerSec: summaryRate(log1.summaries, 'suppressed', t0, t0 + seconds * 1000) ?? perSec(log0.suppressed, log1.suppressed),
         rssEndMB: rssMB(agent.pid),
       };
     } finally {
@@ -262,6 +262,27 @@ async function runCell(spec: CellSpec, o: SweepOptions, marker: string, tmp: str
     if (stop.leftovers.length) o.log(`  ${stop.leftovers.length} process(es) outlived the service and were killed`);
   }
 }
+
+/**
+ * Lines per second counted by the `kind` summaries read in [fromMs, toMs], over the whole summary
+ * intervals between the first and the last of them (each counts the interval before it): a phase
+ * catches two or three 1 s ticks depending on where they fall, so dividing by the phase's length
+ * was off by up to half. Null with fewer than two such summaries.
+ */
+export function summaryRate(summaries: Summary[], kind: Summary['kind'], fromMs: number, toMs: number): number | null {
+  // One tick's summaries (a `repeated` line per text) come within a few ms; ticks are ≥ 1 s apart.
+  const ticks: Summary[] = [];
+  for (const s of summaries) {
+    if (s.kind !== kind || s.atMs < fromMs || s.atMs > toMs) continue;
+    const last = ticks[ticks.length - 1];
+    if (last && s.atMs - last.atMs < TICK_GAP_MS) last.count += s.count;
+    else ticks.push({ ...s });
+  }
+  if (ticks.length < 2) return null;
+  const span = ticks[ticks.length - 1]!.atMs - ticks[0]!.atMs;
+  return (ticks.slice(1).reduce((sum, t) => sum + t.count, 0) * 1000) / span;
+}
+const TICK_GAP_MS = 200;
 
 // ---------------------------------------------------------------------------------------------
 // Tables

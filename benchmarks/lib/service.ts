@@ -74,7 +74,9 @@ export function buildDist(log: (line: string) => void = () => {}): string {
 export type ServerEntry = { command: string; args: string[]; env?: Record<string, string>; restartOnExit?: boolean; maxRestarts?: number; restartDelay?: number; nice?: number };
 
 /** What the service logged so far: bytes of every line; backends' stderr lines logged, and the counts of their repeated and suppressed summaries. */
-export type LogTotals = { bytes: number; stderrLines: number; repeated: number; suppressed: number };
+export type LogTotals = { bytes: number; stderrLines: number; repeated: number; suppressed: number; summaries: Summary[] };
+/** One `repeated` or `suppressed` log line, with when the harness read it (performance.now(), ms). */
+export type Summary = { atMs: number; kind: 'repeated' | 'suppressed'; count: number };
 
 export type Agent = {
   pid: number;
@@ -182,7 +184,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let lines = 0;
   let stderrLines = 0;
-  const totals: LogTotals = { bytes: 0, stderrLines: 0, repeated: 0, suppressed: 0 };
+  const totals: LogTotals = { bytes: 0, stderrLines: 0, repeated: 0, suppressed: 0, summaries: [] };
   const connects: Record<string, number> = {};
   let port = 0;
   const tail: string[] = [];
@@ -199,7 +201,11 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         stderrLines++;
         const summary = /"(repeated|suppressed)":(\d+)/.exec(line);
         if (!summary) totals.stderrLines++;
-        else totals[summary[1] as 'repeated' | 'suppressed'] += Number(summary[2]);
+        else {
+          const kind = summary[1] as Summary['kind'];
+          totals[kind] += Number(summary[2]);
+          totals.summaries.push({ atMs: performance.now(), kind, count: Number(summary[2]) });
+        }
       }
       if (line.includes('"msg":"backend connected"')) {
         const name = /"backend":"([^"]+)"/.exec(line)?.[1] ?? '?';
@@ -233,7 +239,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     logLines: () => lines,
     logTail: () => [...tail],
     stderrLogLines: () => stderrLines,
-    logTotals: () => ({ ...totals }),
+    logTotals: () => ({ ...totals, summaries: [...totals.summaries] }),
     connects: () => ({ ...connects }),
     rss: () => rssMB(pid),
     threads: () =>
