@@ -1,6 +1,7 @@
 // What one backend's stderr may put in the service log (decisions §7): by default at most 20
 // distinct lines per 10 s window, identical consecutive lines folded into `repeated N times`
-// summaries (at most every 5 s), dropped lines summarized as `suppressed N lines`, and
+// summaries (at most every 5 s; a run whose first line was dropped is logged by its first copy
+// that the quota admits, in a later window), dropped lines summarized as `suppressed N lines`, and
 // backpressure to that child's pipe only when the capture's own queue exceeds 1 MiB. The limits
 // are the backend's `stderrLimits` (lib/shared/stderr-limits.ts) and can change while it runs.
 //
@@ -154,8 +155,8 @@ export class StderrCapture {
   private lastLine: string | null = null;
   private lastTruncated = false;
 
-  // The run of the last decided line: whether its first line was logged, its redacted text,
-  // and the repeats not yet summarized.
+  // The run of the last decided line: whether its line was logged (its first copy, or the first
+  // one the quota admitted later), its redacted text, and the repeats not yet summarized.
   private runLogged = false;
   private runText = '';
   private runCount = 0;
@@ -228,7 +229,11 @@ export class StderrCapture {
       this.suppressed++;
       return;
     }
-    this.queue.push({ line, truncated, repeats: 0 });
+    this.enqueue(line, truncated, 0);
+  }
+
+  private enqueue(line: string, truncated: boolean, repeats: number): void {
+    this.queue.push({ line, truncated, repeats });
     this.bytes += line.length + ENTRY_OVERHEAD;
     if (!this.paused && this.bytes > this.currentLimits.queueHighWaterBytes) this.pause();
     if (!this.running) {
@@ -259,7 +264,10 @@ export class StderrCapture {
     const tail = this.head < this.queue.length ? this.queue[this.queue.length - 1] : undefined;
     if (tail) tail.repeats += lines;
     else if (this.runLogged) this.runCount += lines;
-    else this.suppressed += lines;
+    else if (this.lastLine === null || this.now() < this.blockedUntil) this.suppressed += lines;
+    // The run's first line was dropped and the quota may have a line again (a new window, new
+    // limits): its next copy asks for one, as a new line would, and the rest fold onto it.
+    else this.enqueue(this.lastLine, this.lastTruncated, lines - 1);
   }
 
   /** Resolves once every queued line has been decided. */

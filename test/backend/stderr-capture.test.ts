@@ -177,6 +177,78 @@ test('stderr-capture :: repeats of a dropped line count as suppressed', async ()
   capture.close();
 });
 
+// A backend that says 25 things at start, then retries a connection every 200 ms (an outside
+// tester's reproduction): the retry's line was dropped over quota, and its copies stayed
+// suppressed in every later window; the line never reached the log.
+test('stderr-capture :: a repeated line that starts over quota is logged once when a new window opens, then folded', async () => {
+  const { clock, limiter, capture, take } = setup();
+  const error = 'ERROR: cannot connect to database db:5432 (retrying)';
+  for (const text of distinct(25)) capture.push(text, false);
+  await capture.idle();
+  assert.equal(take(), distinct(20).map((text) => line(text)));
+  const log: [number, StderrEntry][] = [];
+  for (let t = 200; t <= 30_000; t += 200) {
+    clock.advance(200); // a tick due at t fires before the line written at t
+    capture.push(error, false);
+    await capture.idle();
+    for (const entry of take()) log.push([clock.time, entry]);
+  }
+  assert.equal(log, [
+    [5_000, suppressed(5 + 24)], // the start-up's 5 and the copies of 0.2-4.8 s
+    [10_000, suppressed(25)],
+    [10_000, line(error)], // the first copy in the new window takes one line of its quota
+    [15_000, repeated(error, 24)],
+    [20_000, repeated(error, 25)], // a run already logged takes no quota in the next window
+    [25_000, repeated(error, 25)],
+    [30_000, repeated(error, 25)],
+  ]);
+  assert.is(limiter.calls, 22, '20 lines, the rejection, the line in the new window');
+  await capture.flush();
+  assert.equal(take(), [repeated(error, 1)]);
+  capture.close();
+});
+
+test('stderr-capture :: a suppressed run asks again in each new window until it gets a line', async () => {
+  const { clock, limiter, capture, take } = setup({ points: 2 });
+  for (const text of ['a', 'b', 'c']) capture.push(text, false);
+  await capture.idle();
+  assert.equal(take(), [line('a'), line('b')]);
+  capture.push('c', false);
+  assert.is(limiter.calls, 3, 'no limiter call for a copy while the window is spent');
+  clock.advance(10_000);
+  assert.equal(take(), [suppressed(2)]);
+  // New window, but other lines spend it before the run comes back.
+  for (const text of ['d', 'e', 'c', 'c']) capture.push(text, false);
+  await capture.idle();
+  assert.equal(take(), [line('d'), line('e')]);
+  clock.advance(10_000);
+  assert.equal(take(), [suppressed(2)]);
+  capture.push('c', false);
+  capture.push('c', false);
+  await capture.idle();
+  assert.equal(take(), [line('c')]);
+  clock.advance(5_000);
+  assert.equal(take(), [repeated('c', 1)]);
+  assert.is(limiter.calls, 7, 'a, b, c rejected; d, e, c rejected; c: one call per window, none for its copies');
+  capture.close();
+});
+
+test('stderr-capture :: new limits give a suppressed run its line at once', async () => {
+  const { capture, take } = setup({ points: 1 });
+  capture.push('a', false);
+  capture.push('b', false);
+  capture.push('b', false);
+  await capture.idle();
+  assert.equal(take(), [line('a')]);
+  capture.setLimits({ ...capture.limits, linesPerWindow: 5 }, new FakeLimiter(new FakeClock(), 5));
+  assert.equal(take(), [suppressed(2)], 'what the old quota dropped');
+  capture.push('b', false);
+  capture.push('b', false);
+  await capture.flush();
+  assert.equal(take(), [line('b'), repeated('b', 1)]);
+  capture.close();
+});
+
 test('stderr-capture :: repeat counts are kept for at most 20 texts per tick; the rest count as suppressed', async () => {
   const { clock, capture, take } = setup({ points: 100 });
   for (const text of distinct(25)) {

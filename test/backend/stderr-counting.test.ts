@@ -101,6 +101,51 @@ for (const [seed, lineBytes] of [[1, 16], [2, 16], [3, 16], [4, 16], [5, 16], [6
   });
 }
 
+// The outside tester's flood: 30 distinct lines, then one repeated line as fast as the pipe
+// takes it for 25 s (millions of lines). Its first copy came over quota; every copy after was
+// counted as suppressed, in every window, and the line never reached the log.
+test('stderr counting :: a repeated flood that starts over quota is logged once in the next window, then folded, still undecoded', async () => {
+  const clock = new FakeClock();
+  const limiter = new FakeLimiter(clock, 20);
+  const entries: [number, StderrEntry][] = [];
+  const capture = new StderrCapture({ emit: (entry) => entries.push([clock.time, entry]), now: clock.now, timers: clock, limiter });
+  let pushed = 0; // lines the splitter decoded and passed on
+  const splitter = new LineSplitter(
+    (line, truncated) => {
+      pushed++;
+      if (line) capture.push(line, truncated);
+    },
+    DEFAULT_STDERR_LIMITS.lineBytes,
+    { countsOnly: () => capture.dropsEverything(), count: (n) => capture.countDropped(n), repeat: (n) => capture.countRepeats(n) },
+  );
+  const error = 'ERROR: cannot connect to database db:5432 (retrying)';
+  splitter.push(Buffer.from(Array.from({ length: 30 }, (_, i) => `starting ${i + 1}\n`).join('')));
+  await capture.idle();
+  const read = Buffer.from(`${error}\n`.repeat(Math.floor((64 * 1024) / (error.length + 1))));
+  const perRead = read.length / (error.length + 1);
+  let reads = 0;
+  for (; clock.time < 25_000; reads++) {
+    clock.advance(10); // 64 KiB per 10 ms: about 6.5 MB/s, 120,000 lines a second
+    splitter.push(read);
+    await capture.idle();
+  }
+  splitter.flush();
+  await capture.flush();
+  const texts = entries.filter(([, e]) => e.kind === 'line').map(([, e]) => (e as { text: string }).text);
+  assert.equal(texts, [...Array.from({ length: 20 }, (_, i) => `starting ${i + 1}`), error], 'the quota, then the repeated line once');
+  const logged = entries.find(([, e]) => e.kind === 'line' && e.text === error)!;
+  assert.is(logged[0], 10_000, 'at the first read of the new window');
+  const after = entries.filter(([t]) => t > 10_000).map(([, e]) => e);
+  assert.ok(after.length >= 3 && after.every((e) => e.kind === 'repeated' && e.text === error), 'then repeated summaries only');
+  const total = 30 + reads * perRead;
+  const sum = (kind: 'repeated' | 'suppressed') => entries.reduce((n, [, e]) => n + (e.kind === kind ? e.count : 0), 0);
+  assert.is(texts.length + sum('repeated') + sum('suppressed'), total, 'every line accounted for');
+  assert.is(sum('suppressed'), 10 + 999 * perRead, 'suppressed: 10 start-up lines and the copies of the first 10 s');
+  assert.ok(pushed < 30 + 1_000 + 5, `the flood was counted, not decoded (${pushed} lines decoded of ${total})`);
+  assert.is(limiter.calls, 22, '20 lines, the rejection, the line in the new window');
+  capture.close();
+});
+
 test('stderr counting :: the capture drops everything only over quota, with nothing queued and no logged run', async () => {
   const clock = new FakeClock();
   const entries: StderrEntry[] = [];
