@@ -16,6 +16,7 @@
 //   {"cmd":"trace","calls":n}    client 0, n traced calls one after the other (trace-preload.mjs)
 //   {"cmd":"stop"}               closes the clients and exits (so does the end of stdin)
 // It stops by itself after `maxSeconds` whatever happens.
+import './lib/abort-warnings.mjs'; // before any client
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import readline from 'node:readline';

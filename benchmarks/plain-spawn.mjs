@@ -3,6 +3,7 @@
 // sibling). Prints {"count","connectMs","sinceProcessStartMs"} once all are initialized, then
 // closes them all and exits.
 // Usage: node benchmarks/plain-spawn.mjs <count> <fixture.mjs> [extra fixture args...]
+import './lib/abort-warnings.mjs'; // before any client
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 

@@ -2,6 +2,8 @@
 // stdio, both with the v2 SDK client.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// Before any client: Node's leak warning for the SDK's abort listeners is noise here (see the file).
+import './abort-warnings.mjs';
 import { latencySummary } from './stats.ts';
 
 export type Mode = 'legacy' | 'auto';
@@ -13,25 +15,7 @@ export type CallFigures = {
   concurrent: { callers: number; calls: number; perSecond: number; p50: number; p99: number; errors: number };
 };
 
-// undici's Request adds a listener to the transport's shared AbortSignal per request and removes
-// it only when that Request is garbage-collected; a fast closed loop in a process with a large
-// young generation passes 1,500 before a GC and Node warns of a leak once per request after that
-// (a thousand lines in one round's log). The listeners do go at the next GC: that one warning is
-// dropped here, every other warning is printed as Node would.
-let warningsFiltered = false;
-function dropAbortListenerWarnings(): void {
-  if (warningsFiltered) return;
-  warningsFiltered = true;
-  const printers = process.listeners('warning');
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name === 'MaxListenersExceededWarning' && warning.message.includes('abort listeners added to [AbortSignal]')) return;
-    for (const print of printers) print(warning);
-  });
-}
-
 export async function connectHttp(base: string, mode: Mode): Promise<Client> {
-  dropAbortListenerWarnings();
   const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
   return client;
