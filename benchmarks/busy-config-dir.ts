@@ -13,7 +13,7 @@ import { scriptArgs } from './lib/args.ts';
 import { type ReloadingService, startReloadingService } from './lib/reloading-service.ts';
 import { sleep } from './lib/stats.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({ usage: 'node --import tsx benchmarks/busy-config-dir.ts [--writes-per-second 20000] [--runs 2]', options: ['--writes-per-second', '--runs'] });
 const writesPerSecond = args.number('--writes-per-second', 20_000);
 const runs = args.number('--runs', 2);
 const RATE = 200;

@@ -16,7 +16,11 @@ import { scriptArgs } from './lib/args.ts';
 import { mean, sleep } from './lib/stats.ts';
 import { startBare } from './lib/service.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({
+  usage: 'node --import tsx benchmarks/call-cost.ts [--repeats 3] [--seconds 5] [--probe <rate>] [--probe-bare] [--warmup <s>] [--worker-nice <n>] [--mcp-workers <n>] [--source] [--cpu-prof <dir>]',
+  flags: ['--probe-bare', '--source'],
+  options: ['--repeats', '--seconds', '--probe', '--warmup', '--worker-nice', '--mcp-workers', '--cpu-prof'],
+});
 const repeats = args.number('--repeats', 3);
 const seconds = args.number('--seconds', 5);
 const probeRate = args.number('--probe', 0);

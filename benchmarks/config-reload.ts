@@ -13,7 +13,7 @@ import { startReloadingService } from './lib/reloading-service.ts';
 import { ROOT } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({ usage: 'node --import tsx benchmarks/config-reload.ts [--kind disabled|many] [--runs 2]', options: ['--kind', '--runs'] });
 const kind = args.text('--kind') ?? 'disabled';
 const runs = args.number('--runs', 2);
 const RATE = 200;

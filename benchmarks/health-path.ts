@@ -10,7 +10,7 @@ import { scriptArgs } from './lib/args.ts';
 import { startBare } from './lib/service.ts';
 import { sleep } from './lib/stats.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({ usage: 'node --import tsx benchmarks/health-path.ts [--repeats 3] [--seconds 5] [--connections 10] [--source] [--cpu-prof <dir>]', flags: ['--source'], options: ['--repeats', '--seconds', '--connections', '--cpu-prof'] });
 const repeats = args.number('--repeats', 3);
 const seconds = args.number('--seconds', 5);
 const connections = args.number('--connections', 10);

@@ -9,7 +9,7 @@ import { buildDist, type StopReport, tmpRoot } from './lib/service.ts';
 import { FULL } from './run.ts';
 import { overhead } from './scenarios/overhead.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({ usage: 'node --import tsx benchmarks/overhead-only.ts [--source] [--worker-nice <n>] [--warmup <calls>]', flags: ['--source'], options: ['--worker-nice', '--warmup'] });
 const entry = args.entry;
 const serveArgs = args.has('--worker-nice') ? ['--worker-nice', args.text('--worker-nice')!] : [];
 const marker = `bench-overhead-${process.pid}-${Date.now().toString(36)}`;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { checkArgs } from './lib/args.ts';
 import { BENCH, cleanEnv, ROOT } from './lib/service.ts';
 
 const WORKER = `
@@ -171,6 +172,7 @@ async function endToEnd(seconds: number, repeats: number): Promise<string[]> {
   return rows;
 }
 
+checkArgs({ usage: 'node --import tsx benchmarks/pump.ts [--quick]', flags: ['--quick'] });
 const quick = process.argv.includes('--quick');
 console.log((await postMessageCosts()).join('\n'));
 console.log((await endToEnd(quick ? 3 : 5, quick ? 1 : 3)).join('\n'));

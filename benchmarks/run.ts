@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FixedRate, saturate } from './lib/load.ts';
+import { type ArgSpec, checkArgs } from './lib/args.ts';
 import { agentRunner, type ScenarioContext, type WithAgent } from './lib/context.ts';
 import { type CallFigures, connectHttp, connectStdio, floodRate, floodStats, measureCalls } from './lib/mcp.ts';
 import { type FixedPhase, fixedBoth, healthyServers, phase, saturateInTurns, type SaturationPhase, settledRss } from './lib/phases.ts';
@@ -697,8 +698,15 @@ function callRow(f: CallFigures): number[] {
 // ---------------------------------------------------------------------------------------------
 // Command line
 
+const USAGE: ArgSpec = {
+  usage: 'node --import tsx benchmarks/run.ts [--quick] [--rounds <n>] [--source] [--no-write] [--cpu-prof]   (npm run bench -- ...)',
+  flags: ['--quick', '--source', '--no-write', '--cpu-prof'],
+  options: ['--rounds'],
+};
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  checkArgs(USAGE, argv);
   const quick = argv.includes('--quick');
   const roundsAt = argv.indexOf('--rounds');
   const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : undefined;

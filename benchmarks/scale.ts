@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkArgs } from './lib/args.ts';
 import type { ScenarioContext } from './lib/context.ts';
 import { killPids, processesWith } from './lib/procs.ts';
 import { BENCH, buildDist, type Entry, startAgent, type StopReport, tmpRoot, waitHealthy } from './lib/service.ts';
@@ -123,6 +124,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const dash = process.argv.indexOf('--');
   const argv = dash === -1 ? process.argv.slice(2) : process.argv.slice(2, dash);
   const serveArgs = dash === -1 ? [] : process.argv.slice(dash + 1);
+  checkArgs(
+    {
+      usage: 'node --import tsx benchmarks/scale.ts [--backends 50] [--concurrency 2[,4,...]] [--rounds 1] [--rate 200] [--after 5] [--settled 60] [--source] [--no-write] [-- <serve flags>]',
+      flags: ['--source', '--no-write'],
+      options: ['--backends', '--concurrency', '--rounds', '--rate', '--after', '--settled'],
+    },
+    argv,
+  );
   const options: ScaleBenchOptions = {
     backends: Number(argValue(argv, '--backends') ?? 50),
     concurrency: (argValue(argv, '--concurrency') ?? 'default').split(',').map((c) => (c === 'default' ? 'default' : Number(c))),

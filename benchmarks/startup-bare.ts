@@ -11,7 +11,7 @@ import { scriptArgs } from './lib/args.ts';
 import { BENCH, FIXTURES, runScript, startBare, tmpRoot } from './lib/service.ts';
 import { round } from './lib/stats.ts';
 
-const args = scriptArgs();
+const args = scriptArgs({ usage: 'node --import tsx benchmarks/startup-bare.ts [--backends 50] [--rate 200] [--nice 10] [--rounds 2] [--after 10]', options: ['--backends', '--rate', '--nice', '--rounds', '--after'] });
 const backends = args.number('--backends', 50);
 const rate = args.number('--rate', 200);
 const nice = args.number('--nice', 10);

@@ -7,8 +7,10 @@
 import { LineSplitter } from '../lib/backend/line-splitter.ts';
 import { StderrCapture } from '../lib/backend/stderr-capture.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../lib/shared/stderr-limits.ts';
+import { checkArgs } from './lib/args.ts';
 
 const READ_BYTES = 64 * 1024; // what one 'data' event of a child's pipe carries at most
+checkArgs({ usage: 'node --import tsx benchmarks/stderr-queue.ts [MB per case, default 20] [--no-counting]', flags: ['--no-counting'], positionals: 1 });
 const megabytes = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 20);
 
 /** `total` bytes of distinct lines of `lineBytes` bytes (newline included), in pipe-sized reads. */

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STDERR_LIMIT_FLAGS } from '../lib/cli/serve-options.ts';
 import { DEFAULT_STDERR_LIMITS, type StderrLimits } from '../lib/shared/stderr-limits.ts';
+import { type ArgSpec, checkArgs } from './lib/args.ts';
 import { type FixedRate, fixedRate } from './lib/load.ts';
 import { connectHttp, floodRate, floodStats } from './lib/mcp.ts';
 import { childrenCpuMeter, cpuMeter, killPids, machineMeter, processesWith, rssMB, threadCpuMeter, threadsAtNice } from './lib/procs.ts';
@@ -332,8 +333,14 @@ export function formatTables(cells: Cell[]): string {
 // ---------------------------------------------------------------------------------------------
 // Command line
 
+const USAGE: ArgSpec = {
+  usage: 'node --import tsx benchmarks/stderr.ts [--quick] [--source] [--no-write]   (npm run bench:stderr -- ...)',
+  flags: ['--quick', '--source', '--no-write'],
+};
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  checkArgs(USAGE, argv);
   const quick = argv.includes('--quick');
   const entry: Entry = argv.includes('--source') ? 'source' : 'dist';
   const result = await runStderrSweep({ quick, entry });

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { checkArgs } from './lib/args.ts';
 import { backendWorkerData } from './lib/backend-worker-data.ts';
 import { BENCH, bundleWorkers, ROOT } from './lib/service.ts';
 
@@ -198,6 +199,7 @@ function analyse(snap: Snapshot, starts: { line: number; module: string }[] | nu
 const KB = (n: number) => Math.round(n / 1024);
 
 async function main(): Promise<void> {
+  checkArgs({ usage: 'node --import tsx benchmarks/worker-heap.ts [--minified] [--keep]', flags: ['--minified', '--keep'] });
   const minified = process.argv.includes('--minified');
   bundleWorkers();
   const bundle = minified ? path.join(ROOT, 'build/workers/backend.cjs') : await readableBundle();

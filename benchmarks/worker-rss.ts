@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, Worker } from 'node:worker_threads';
+import { checkArgs } from './lib/args.ts';
 import { backendWorkerData } from './lib/backend-worker-data.ts';
 import { BENCH, buildDist, bundleWorkers } from './lib/service.ts';
 
@@ -128,6 +129,7 @@ if (isMainThread && process.argv[2] === '--child') {
   process.exit(0);
 } else if (isMainThread) {
   const args = process.argv.slice(2);
+  checkArgs({ usage: 'node --import tsx benchmarks/worker-rss.ts [N, default 10] [kind,...] [--young <MB>,...]', options: ['--young'], positionals: 2 }, args);
   const youngAt = args.indexOf('--young');
   const youngs = youngAt === -1 ? [4] : args[youngAt + 1]!.split(',').map(Number);
   const rest = youngAt === -1 ? args : args.filter((_, i) => i !== youngAt && i !== youngAt + 1);
