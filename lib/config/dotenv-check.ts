@@ -4,8 +4,20 @@ import type { ConfigProblem } from './errors.ts';
 
 const ASSIGNMENT = /^(\s*(?:export\s+)?)([^=]*?)\s*=(.*)$/;
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-// A malformed line is quoted only up to its first word, which cannot be half of a secret value.
-const FIRST_WORD = /^(\s*(?:export\s+)?)([^\s=:]{1,40})/;
+const LEAD = /^\s*(?:export\s+)?/;
+
+// What a malformed line holds is never quoted: a private key pasted without quotes is a line of
+// base64 with no "=" (or one whose "=" padding makes the text before it look like a key).
+const characters = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+
+/** The first character of `key` a KEY cannot have, described without the rest of the key. */
+function badKeyCharacter(key: string): { index: number; found: string } {
+  if (/^[0-9]/.test(key)) return { index: 0, found: `a key of ${characters(key.length)} starting with a digit` };
+  const index = key.search(/[^A-Za-z0-9_.-]/);
+  const char = key[index]!;
+  const what = char === ' ' ? 'a space' : char === '\t' ? 'a tab' : JSON.stringify(char);
+  return { index, found: `${what} in a key of ${characters(key.length)}` };
+}
 
 export type DotenvProblem = Required<Pick<ConfigProblem, 'line' | 'column' | 'expected' | 'found'>>;
 
@@ -24,17 +36,17 @@ export function findMalformedDotenvLine(text: string): DotenvProblem | null {
     if (trimmed === '' || trimmed.startsWith('#')) continue;
     const match = ASSIGNMENT.exec(line);
     if (!match) {
-      const word = FIRST_WORD.exec(line);
-      const column = (word ? word[1]!.length : line.length - line.trimStart().length) + 1;
-      return { line: i + 1, column, expected: 'a KEY=value line or a # comment', found: `${JSON.stringify(word?.[2] ?? trimmed.slice(0, 40))} with no "=" after it` };
+      const lead = LEAD.exec(line)![0].length;
+      return { line: i + 1, column: lead + 1, expected: 'a KEY=value line or a # comment', found: `a line of ${characters(line.trimEnd().length - lead)} with no "="` };
     }
     const [, lead, key, rest] = match as unknown as [string, string, string, string];
     if (!KEY.test(key)) {
+      const bad = key ? badKeyCharacter(key) : { index: 0, found: 'nothing before the "="' };
       return {
         line: i + 1,
-        column: lead.length + 1,
+        column: lead.length + bad.index + 1,
         expected: 'a KEY=value line whose KEY is letters, digits, _, . or - and does not start with a digit',
-        found: key ? `the key ${JSON.stringify(key.slice(0, 40))}` : 'nothing before the "="',
+        found: bad.found,
       };
     }
     const value = rest.trimStart();
