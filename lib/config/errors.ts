@@ -39,6 +39,16 @@ export function isSecretPath(segments: readonly PropertyKey[]): boolean {
   return segments.some((segment) => typeof segment === 'string' && isSecretName(segment));
 }
 
+/**
+ * Whether a JSON path is at or under a server's (or serverDefaults') `env` or `headers`: what is
+ * found there may be a secret typed where an object was expected (`"headers": "<token>"`), whatever
+ * its key is called or however short it is.
+ */
+export function isSecretHolderPath(segments: readonly PropertyKey[]): boolean {
+  const holder = segments[0] === 'serverDefaults' ? segments[1] : segments[0] === 'mcpServers' || segments[0] === 'mcpTemplates' ? segments[2] : undefined;
+  return holder === 'env' || holder === 'headers';
+}
+
 /** Whether a JSON path is an entry of an `env` array (`env[2]`), a `KEY=value` whose value may be a secret whatever its name. */
 export function isEnvEntryPath(segments: readonly PropertyKey[]): boolean {
   return segments.length >= 2 && segments[segments.length - 2] === 'env' && typeof segments[segments.length - 1] === 'number';
@@ -46,9 +56,9 @@ export function isEnvEntryPath(segments: readonly PropertyKey[]): boolean {
 
 // An env array entry by its name alone: `DB-PASS=hunter2` is refused for its name, and its value is never shown.
 export function describeEnvEntry(value: unknown): string {
-  if (typeof value !== 'string') return describeValue(value);
+  if (typeof value !== 'string') return describeValue(value, true);
   const eq = value.indexOf('=');
-  if (eq < 0) return describeValue(value);
+  if (eq < 0) return describeValue(value, true);
   const name = value.slice(0, eq);
   return `the entry ${JSON.stringify(`${name.length > 40 ? `${name.slice(0, 40)}…` : name}=…`)} (its value not shown)`;
 }
@@ -173,7 +183,7 @@ export function problemsFromZod(file: string, prefix: readonly PropertyKey[], er
         file,
         path: jsonPath(segments),
         expected: expectedOf(issue),
-        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : isEnvEntryPath(segments) ? describeEnvEntry(input) : describeValue(input, isSecretPath(segments)),
+        found: issue.code === 'invalid_key' ? `the key ${JSON.stringify(String(input))}` : isEnvEntryPath(segments) ? describeEnvEntry(input) : describeValue(input, isSecretPath(segments) || isSecretHolderPath(segments)),
       },
     ];
   });

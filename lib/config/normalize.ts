@@ -202,7 +202,7 @@ function buildSpec(name: string, type: NonNullable<ServerEntry['type']>, e: Serv
     headers[key] = sub(value, `${where}.headers.${key}`);
     // A value substituted from $NAME is checked as a written one is (schema.ts): fetch would refuse it only at connect.
     if (!HEADER_VALUE.test(headers[key]!)) {
-      return { problem: { path: `${where}.headers.${key}`, expected: `${HEADER_VALUE_EXPECTED} once its variables are substituted`, found: describeValue(headers[key], isSecretName(key)) } };
+      return { problem: { path: `${where}.headers.${key}`, expected: `${HEADER_VALUE_EXPECTED} once its variables are substituted`, found: describeValue(headers[key], true) } };
     }
   }
   return { spec: withSecrets({ ...common, type, url, headers }) };
