@@ -4,7 +4,9 @@
 // (a file nested 100,000 levels deep; keys written twice), in the service and in the CLI.
 // Run as root, the service runs as nobody: root reads a file whatever its mode.
 import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import path from 'node:path';
 import { FIXTURE_SERVER, type LogLine, poll, type Service, startService, writeConfig } from '../helpers/service.ts';
 
 const node = process.execPath;
@@ -63,6 +65,24 @@ W('e2e config watch :: a file refused for "permission denied" loads once chmod m
   await denied;
   fs.chmodSync(svc.configFile, 0o644);
   await hasTag('DD', 'the file made readable');
+});
+
+W('e2e config watch :: mcp.json a symlink to nothing, then a directory, then a file again: loaded, and later edits too', async () => {
+  const n = path.join(svc.dir, 'n');
+  fs.symlinkSync(path.join(svc.dir, 'missing', 'nonexistent.json'), n); // nothing there, and nothing can be written through it
+  let seen = nextLog(rejected(/found no such file/));
+  fs.renameSync(n, svc.configFile); // ln -sfn /nonexistent.json n && mv -T n mcp.json
+  await seen;
+  seen = nextLog(rejected(/found a directory/));
+  fs.rmSync(svc.configFile);
+  fs.mkdirSync(svc.configFile);
+  await seen;
+  fs.rmdirSync(svc.configFile);
+  fs.writeFileSync(svc.configFile, text('EE'));
+  await hasTag('EE', 'the file written where the directory was');
+  writeConfig(svc.configFile, text('FF'));
+  await hasTag('FF', 'a later edit');
+  assert.is((await svc.get('/health')).body.configuration.loaded, true);
 });
 
 W.run();
