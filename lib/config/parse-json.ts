@@ -1,8 +1,17 @@
 import { getLocation, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { type ConfigProblem, isSecretPath } from './errors.ts';
+import { findTooDeep, MAX_CONFIG_NESTING } from './json-depth.ts';
 
-// Strict JSON parse that reports the first syntax error with line and column.
+// Strict JSON parse that reports the first syntax error with line and column; a text nested too
+// deep for the parser's recursion is refused before it reads it (json-depth.ts).
 export function parseJsonStrict(text: string, file: string): { ok: true; value: unknown } | { ok: false; problem: ConfigProblem } {
+  const deep = findTooDeep(text);
+  if (deep !== null) {
+    return {
+      ok: false,
+      problem: { file, path: '', ...lineAndColumn(text, deep), expected: `objects and arrays nested at most ${MAX_CONFIG_NESTING} levels deep (a configuration needs about 6)`, found: `a bracket opening level ${MAX_CONFIG_NESTING + 1}` },
+    };
+  }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];

@@ -55,9 +55,12 @@ export class ConfigReloader {
     const next = this.loading
       .then(() => this.run(why))
       .catch((error: unknown): RunOutcome => {
-        this.options.log.error({ code: Code.internal, error: redactCredentials(error) }, LOAD_FAILED);
-        // Bad input never throws: a load that did is its worker not starting or answering.
-        return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}`, passing: true };
+        // Bad input never throws: a load that did is its worker not starting or answering, worth
+        // trying again; but a stack run out (RangeError) is input the checks missed (json-depth.ts):
+        // the same file would fail the same way every time, so it is not retried.
+        const passing = !(error instanceof RangeError);
+        this.options.log.error({ code: Code.internal, error: redactCredentials(error), retried: passing }, LOAD_FAILED);
+        return { ok: false, message: `${LOAD_FAILED}: ${redactCredentials(error)}`, passing };
       })
       .then(({ ok, message, passing }) => {
         // A change made while the process was out of descriptors is not lost: tried again until it loads.

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_SERVER, type LogLine, poll, type Service, startService, writeConfig } from '../helpers/service.ts';
+import { FIXTURE_SERVER, type LogLine, poll, runCli, type Service, startService, writeConfig } from '../helpers/service.ts';
 
 const node = process.execPath;
 /** The same size whatever the two-letter tag: a change only the content shows. */
@@ -16,6 +16,8 @@ const text = (tag: string) => JSON.stringify(config(tag), null, 2);
 const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 
 let svc: Service;
+/** The CLI as the service's user: its control socket refuses another. */
+const cli = (args: string[]) => runCli(args, {}, user);
 
 async function oneTags(): Promise<string[] | undefined> {
   const health = await svc.get('/health');
@@ -83,6 +85,27 @@ W('e2e config watch :: mcp.json a symlink to nothing, then a directory, then a f
   writeConfig(svc.configFile, text('FF'));
   await hasTag('FF', 'a later edit');
   assert.is((await svc.get('/health')).body.configuration.loaded, true);
+});
+
+W('e2e config watch :: a file nested 100,000 levels deep is refused at its line and column, once, not retried; the CLI says so too', async () => {
+  const from = svc.logs.length;
+  const seen = nextLog(rejected(/nested at most 100 levels deep/));
+  fs.writeFileSync(svc.configFile, `{"mcpServers": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+  const line = await seen;
+  assert.equal([line.file, line.line, line.column], [svc.configFile, 1, 16 + 99]);
+  assert.match(String(line.msg), /found a bracket opening level 101; the last good configuration stays active/);
+  await new Promise((r) => setTimeout(r, 600)); // a retry would be logged at once
+  const since = svc.logs.slice(from).map((l) => String(l.msg));
+  assert.not.ok(since.some((msg) => /configuration load failed|for want of resources|Maximum call stack/.test(msg)), since.join('\n'));
+  assert.is((await oneTags())?.[0], 'FF', 'the last good configuration stays');
+  const [status, disable] = await Promise.all([cli(['mcp', 'status', '--verbose', '--config', svc.configFile]), cli(['mcp', 'tools', 'disable', 'one', 'echo', '--config', svc.configFile])]);
+  for (const [what, run] of [['status --verbose', status], ['tools disable', disable]] as const) {
+    assert.match(run.stderr, `${svc.configFile}:1:115: expected objects and arrays nested at most 100 levels deep`, `${what}: ${run.stderr}`);
+    assert.not.match(run.stderr, /RangeError|\n\s+at /, `${what}: no stack trace`);
+  }
+  assert.is(disable.code, 1);
+  writeConfig(svc.configFile, text('GG'));
+  await hasTag('GG', 'a valid file again');
 });
 
 W.run();

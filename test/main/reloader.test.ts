@@ -62,6 +62,17 @@ test('reloader :: a load that threw (its worker did not start) is tried again', 
   await t.r.close();
 });
 
+test('reloader :: a load that ran its stack out (a RangeError) is not retried: the same file would fail the same way', async () => {
+  const t = reloader([good('a'), new RangeError('Maximum call stack size exceeded'), good('b')]);
+  await t.r.reload('startup');
+  assert.is((await t.r.reload('file changed')).ok, false);
+  await sleep(150);
+  assert.is(t.loads(), 2, 'no retry');
+  assert.not.ok(t.lines.some((l) => /for want of resources/.test(String(l.msg))));
+  assert.is(t.lines.find((l) => l.msg === 'configuration load failed')?.retried, false);
+  await t.r.close();
+});
+
 test('reloader :: a bad file is not retried; the retry of an unchanged file applies nothing', async () => {
   const bad: LoadOutcome = { ok: false, problems: [{ file: '/c/mcp.json', path: '', line: 1, column: 1, expected: 'valid JSON (InvalidSymbol)', found: '"x"' }] };
   const t = reloader([good('a'), bad]);
