@@ -6,6 +6,7 @@ import type { JSONPath } from 'jsonc-parser';
 import { SEPARATOR } from '../shared/names.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import { formatProblem, jsonPath } from './errors.ts';
+import { duplicatePath, findDuplicateKeys } from './duplicate-keys.ts';
 import { detectFormatting, insert, removeElement } from './json-text-edit.ts';
 import { parseJsonStrict } from './parse-json.ts';
 import { AgentError, type ErrorCode } from '../shared/errors.ts';
@@ -84,6 +85,15 @@ export function logicalToolName(server: string, tool: string): string {
   return logical;
 }
 
+// An edit jsonc-parser could not make as planned is refused with the catalogue's code, not thrown as a bug.
+function textEdit(file: string, path: string, edit: () => string): string {
+  try {
+    return edit();
+  } catch (error) {
+    throw new ConfigEditError('not_editable', `Cannot edit ${file}: the edit of ${path} could not be made (${(error as Error).message}); the file is left unchanged`, { cause: error });
+  }
+}
+
 export type PlannedEdit = {
   rules: ToolRules;
   /** The logical tool name. */
@@ -120,6 +130,14 @@ export function planToolEdit(original: string, server: string, tool: string, act
   }
   const list = (current ?? []) as string[];
   const at: JSONPath = [rules.section, server, 'disabledTools'];
+  // A key written twice on the way to the array: the reader keeps the last, the edit would find the first.
+  const twice = findDuplicateKeys(text).find((d) => [...d.path, d.key].every((segment, i) => segment === at[i]));
+  if (twice) {
+    throw new ConfigEditError(
+      'not_editable',
+      `Cannot edit ${file}: the key ${JSON.stringify(twice.key)} is written twice at ${duplicatePath(twice)} (lines ${twice.first} and ${twice.line}); JSON readers use the last one and ignore the other: remove or rename one of them first`,
+    );
+  }
   const options = detectFormatting(text);
 
   let next: string[];
@@ -130,14 +148,14 @@ export function planToolEdit(original: string, server: string, tool: string, act
     if (list.includes(logical) || list.includes(qualified)) return { rules, tool: logical, removed };
     next = [...list, logical];
     added = logical;
-    edited = current === undefined ? insert(text, at, [logical], options) : insert(text, [...at, -1], logical, options);
+    edited = textEdit(file, rules.path, () => (current === undefined ? insert(text, at, [logical], options) : insert(text, [...at, -1], logical, options)));
   } else {
     const indexes = list.flatMap((t, i) => (t === logical || t === qualified ? [i] : []));
     if (!indexes.length) return { rules, tool: logical, removed };
     removed = [...new Set(indexes.map((i) => list[i]!))];
     next = list.filter((t) => t !== logical && t !== qualified);
     edited = text;
-    for (const index of indexes.reverse()) edited = removeElement(edited, at, index);
+    for (const index of indexes.reverse()) edited = textEdit(file, rules.path, () => removeElement(edited, at, index));
   }
 
   const check = parseJsonStrict(edited, file);

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { findMalformedDotenvLine } from './dotenv-check.ts';
+import { duplicateProblem, findDuplicateKeys, withDuplicates } from './duplicate-keys.ts';
 import type { ConfigProblem } from './errors.ts';
 import type { EnvSources } from './env.ts';
 import { normalizeConfig } from './normalize.ts';
@@ -46,13 +47,18 @@ export async function loadConfig(location: ConfigLocation, parentEnv: Record<str
     return { ok: false, problems: [readFailure(location.file, error)] };
   }
   // Editors on Windows may save a byte-order mark; it is not part of the JSON.
-  const parsed = parseJsonStrict(text.replace(/^\uFEFF/, ''), location.file);
+  const json = text.replace(/^\uFEFF/, '');
+  const parsed = parseJsonStrict(json, location.file);
   if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
+  const duplicates = findDuplicateKeys(json);
+  // mcpServers written twice: the servers of the first would be dropped; the whole file is refused.
+  const twice = duplicates.filter((d) => d.path.length === 0 && d.key === 'mcpServers');
+  if (twice.length) return { ok: false, problems: twice.map((d) => duplicateProblem(location.file, d)!) };
   const scope = await readRuntimeScope(location.file);
   if (!scope.ok) return { ok: false, problems: [scope.problem] };
   const sources: EnvSources = { parent: parentEnv, runtimeScope: scope.values, platform };
   const result = normalizeConfig(parsed.value, location.file, location.dir, sources);
   if (!result.ok) return result;
   const fingerprint = createHash('sha256').update(text).update('\0').update(scope.text).digest('hex');
-  return { ok: true, config: result.config, fingerprint };
+  return { ok: true, config: withDuplicates(result.config, duplicates), fingerprint };
 }

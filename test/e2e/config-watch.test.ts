@@ -108,4 +108,42 @@ W('e2e config watch :: a file nested 100,000 levels deep is refused at its line 
   await hasTag('GG', 'a valid file again');
 });
 
+W('e2e config watch :: keys written twice: a server name is refused (the running one kept), another key warns; the CLI edit refuses cleanly', async () => {
+  const entry = (tag: string) => JSON.stringify({ command: node, args: [FIXTURE_SERVER], tags: [tag] });
+  const twice = [
+    '{',
+    '  "mcpServers": {',
+    `    "one": ${entry('GG')},`,
+    '    "two": {',
+    `      "command": ${JSON.stringify(node)},`,
+    '      "args": ["first"],',
+    `      "args": [${JSON.stringify(FIXTURE_SERVER)}]`,
+    '    },',
+    `    "one": ${entry('HH')}`,
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const warned = nextLog((l) => typeof l.msg === 'string' && l.msg.includes('"args" is written twice'));
+  const refused = nextLog((l) => l.msg === 'invalid server entry ignored: the last good configuration keeps running' && l.backend === 'one');
+  fs.writeFileSync(svc.configFile, twice);
+  let last = '';
+  const [warning, refusal] = await Promise.all([warned, refused]);
+  assert.is(warning.msg, `${svc.configFile}: the key "args" is written twice in mcpServers.two (lines 6 and 7): the one at line 7 is used, the other is ignored`);
+  assert.match(JSON.stringify(refusal.problems), /at mcpServers\.one: expected each server name once in mcpServers .*found the name \\"one\\" twice \(lines 3 and 9\)/);
+  await poll(async () => {
+    const details = (await svc.get('/health')).body.servers.details as { name: string; status: string; lastError: string | null; tags: string[] }[];
+    const one = details.find((d) => d.name === 'one');
+    last = JSON.stringify(details);
+    return details.find((d) => d.name === 'two')?.status === 'connected' && one?.status === 'connected' && one.tags[0] === 'GG';
+  }, 'two running with the last args, one running on its last good entry').catch((error) => assert.unreachable(`${error.message}: ${last}`));
+  const status = await cli(['mcp', 'status', '--config', svc.configFile]);
+  assert.match(status.stdout, /Entries not taken[^]*one: .*found the name "one" twice \(lines 3 and 9\)/, status.stdout);
+  const before = fs.readFileSync(svc.configFile, 'utf8');
+  const disable = await cli(['mcp', 'tools', 'disable', 'one', 'echo', '--config', svc.configFile]);
+  assert.is(disable.code, 1, disable.stderr);
+  assert.is(disable.stderr, `agent: Cannot edit ${svc.configFile}: the key "one" is written twice at mcpServers.one (lines 3 and 9); JSON readers use the last one and ignore the other: remove or rename one of them first\n`);
+  assert.is(fs.readFileSync(svc.configFile, 'utf8'), before, 'the file is left unchanged');
+});
+
 W.run();
