@@ -101,7 +101,8 @@ test('file signature :: a poll of two files costs well under a millisecond', asy
   const wall = (performance.now() - started) / polls;
   const used = process.cpuUsage(cpu);
   const cpuPerPoll = (used.user + used.system) / 1000 / polls;
-  assert.ok(wall < 1 && cpuPerPoll < 1, `${wall.toFixed(3)} ms wall, ${cpuPerPoll.toFixed(3)} ms CPU a poll`);
+  // CPU only: on a loaded machine the wall time of a stat in the thread pool says little.
+  assert.ok(cpuPerPoll < 1, `${wall.toFixed(3)} ms wall, ${cpuPerPoll.toFixed(3)} ms CPU a poll`);
 });
 
 test.run();

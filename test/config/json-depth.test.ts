@@ -42,12 +42,12 @@ test('json depth :: a configuration at the limit still parses', () => {
   assert.ok(parseJsonStrict(text, '/cfg/mcp.json').ok);
 });
 
-test('json depth :: a 10 MB text is scanned in well under 100 ms', () => {
+test('json depth :: a 10 MB text is scanned in well under a second', () => {
   const text = JSON.stringify({ mcpServers: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`s${i}`, { command: 'node', args: ['x'.repeat(200)] }])) });
   const started = performance.now();
   assert.is(findTooDeep(text), null);
   const ms = performance.now() - started;
-  assert.ok(ms < 100, `${ms} ms for ${text.length} characters`);
+  assert.ok(ms < 500, `${ms} ms for ${text.length} characters`);
 });
 
 test.run();
