@@ -42,12 +42,11 @@ test('json depth :: a configuration at the limit still parses', () => {
   assert.ok(parseJsonStrict(text, '/cfg/mcp.json').ok);
 });
 
-test('json depth :: a 10 MB text is scanned in well under a second', () => {
+// Its cost is measured in benchmarks/config-reload.ts (a 10 MB mcp.json), not here.
+test('json depth :: a 10 MB text of shallow entries passes the scan', () => {
   const text = JSON.stringify({ mcpServers: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`s${i}`, { command: 'node', args: ['x'.repeat(200)] }])) });
-  const started = performance.now();
+  assert.ok(text.length > 9_000_000);
   assert.is(findTooDeep(text), null);
-  const ms = performance.now() - started;
-  assert.ok(ms < 500, `${ms} ms for ${text.length} characters`);
 });
 
 test.run();
