@@ -131,7 +131,11 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
   const maxBacklogBytes = Math.max(2 * settings.maxMessageBytes, DEFAULT_MAX_BACKLOG_BYTES);
   const pump = servePump(pumpPort, app, (error) => log.error({ code: Code.internal, error: redactCredentials(error) }, 'hub request failed'), {
     maxBacklogBytes,
-    onBacklog: (bytes) => log.warn({ code: Code.client_too_slow, bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut'),
+    maxHeldBytes: 4 * maxBacklogBytes,
+    onBacklog: (bytes, held) =>
+      held === undefined
+        ? log.warn({ code: Code.client_too_slow, bytes, limit: maxBacklogBytes }, 'an MCP client stopped reading its answer: its connection was cut')
+        : log.warn({ code: Code.client_too_slow, bytes, held, limit: 4 * maxBacklogBytes }, 'an MCP client stopped reading its answer while clients that are not reading held more than the limit together: its connection was cut'),
   });
   const stdio =
     settings.transport === 'stdio' && settings.index === 0

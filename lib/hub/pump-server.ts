@@ -82,20 +82,30 @@ type Next = { read: { done: boolean; value?: Uint8Array | undefined } } | { cred
 export type PumpOptions = {
   /** An answer's bytes held for a client beyond its window before it is cut off (DEFAULT_MAX_BACKLOG_BYTES). */
   maxBacklogBytes?: number;
-  /** A client was cut off for not reading: `bytes` were waiting. */
-  onBacklog?: (bytes: number) => void;
+  /**
+   * Every answer's bytes held beyond their windows, together (DEFAULT_MAX_HELD_BYTES): past it, an
+   * answer that holds an eighth of it or more is cut off. Many clients that each stop reading
+   * just under maxBacklogBytes would otherwise hold it many times over (30 of them: 600 MB).
+   */
+  maxHeldBytes?: number;
+  /** A client was cut off for not reading: `bytes` were waiting; `held`: all answers held that much together. */
+  onBacklog?: (bytes: number, held?: number) => void;
   /** How long a POST's head waits for its first bytes while other calls are under way (HEAD_HOLD_MS). */
   headHoldMs?: number;
 };
 
 /** Twice the default --max-message-bytes: one whole message always fits behind the window. */
 export const DEFAULT_MAX_BACKLOG_BYTES = 32 * 1024 * 1024;
+/** Four answers' worth of DEFAULT_MAX_BACKLOG_BYTES, for the clients of one hub together. */
+export const DEFAULT_MAX_HELD_BYTES = 4 * DEFAULT_MAX_BACKLOG_BYTES;
 
 /** How long a POST's answer head waits for its first bytes while other POSTs are being answered (lib/hub/pump-outbox.ts). */
 export const HEAD_HOLD_MS = 50;
 
 export function servePump(port: MessagePort, app: HubApp, onError: (error: unknown) => void, options: PumpOptions = {}): PumpServer {
-  const { maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES, onBacklog, headHoldMs = HEAD_HOLD_MS } = options;
+  const { maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES, maxHeldBytes = DEFAULT_MAX_HELD_BYTES, onBacklog, headHoldMs = HEAD_HOLD_MS } = options;
+  // What every answer holds beyond its window, together.
+  let heldBytes = 0;
   const exchanges = new Map<number, Exchange>();
   const post = (message: PumpToMain, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let stdoutUnacked = 0;
@@ -201,13 +211,15 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         while (backlog.length > 0 && exchange.unacked < PUMP_WINDOW_BYTES) {
           const chunk = backlog.shift()!;
           backlogBytes -= chunk.byteLength;
+          heldBytes -= chunk.byteLength;
           exchange.unacked += chunk.byteLength;
           outbox.chunk(chunk);
           bytesSent?.();
         }
         // What waits beyond the window, never a single chunk (one big answer always goes out).
-        if (!paced && backlog.length > 1 && backlogBytes > maxBacklogBytes) {
-          onBacklog?.(backlogBytes);
+        const overall = heldBytes > maxHeldBytes && backlogBytes * 8 >= maxHeldBytes;
+        if (!paced && backlog.length > 1 && (backlogBytes > maxBacklogBytes || overall)) {
+          onBacklog?.(backlogBytes, overall ? heldBytes : undefined);
           outbox.flush();
           post({ type: 'reset', id, reason: `the client is not reading its answer: ${backlogBytes} bytes were waiting` });
           exchange.ended = true;
@@ -232,12 +244,14 @@ export function servePump(port: MessagePort, app: HubApp, onError: (error: unkno
         const chunk = transferable(next.read.value);
         backlog.push(chunk);
         backlogBytes += chunk.byteLength;
+        heldBytes += chunk.byteLength;
       }
       outbox.end();
     } catch (error) {
       outbox.flush();
       if (!exchange.abort.signal.aborted) post({ type: 'reset', id, reason: sanitize(error) });
     } finally {
+      heldBytes -= backlogBytes;
       outbox.close();
       unwatch();
       answerEnded(response);

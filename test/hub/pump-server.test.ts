@@ -291,6 +291,36 @@ test('pump server :: an answer the client does not read is held up to maxBacklog
   p.close();
 });
 
+// Found by an outside check: 30 clients that stopped reading 12 MB answers each stayed under the
+// per-answer limit, and the service held 600 MB for them.
+test('pump server :: answers held past their windows together are capped: past it, one that holds an eighth or more is cut; a small one is not', async () => {
+  const piece = new Uint8Array(256 * 1024);
+  const cutOff: [number, number | undefined][] = [];
+  const p = setup(
+    async (request) => {
+      // /big: 3.5 MiB, under the per-answer limit; /small: 1.5 MiB (a window and two pieces behind it).
+      const pieces = new URL(request.url).pathname === '/big' ? 14 : 6;
+      return new Response(new ReadableStream<Uint8Array>({ start: (c) => void Array.from({ length: pieces }, () => c.enqueue(piece.slice())) }));
+    },
+    { maxBacklogBytes: 4 * 1024 * 1024, maxHeldBytes: 4 * 1024 * 1024, onBacklog: (bytes, held) => cutOff.push([bytes, held]) },
+  );
+  p.send(head(1, 'GET', '/small'));
+  await p.until(() => p.sent() >= PUMP_WINDOW_BYTES, 'the small answer\'s window');
+  p.send(head(2, 'GET', '/big'));
+  await p.until(() => p.answers(2).length > 0, 'the first big answer');
+  await tick(50);
+  assert.equal(cutOff, [], 'two answers, 3 MiB held together: under the cap');
+  p.send(head(3, 'GET', '/big'));
+  await p.until(() => cutOff.length > 0, 'a cut');
+  await tick(50);
+  // Held together: 0.5 + 2.5 + 2.5 MiB past the windows. The answer that pushed it over holds more than an eighth: it goes.
+  assert.equal(cutOff.length, 1);
+  assert.ok(cutOff[0]![0] >= 512 * 1024 && cutOff[0]![1]! > 4 * 1024 * 1024, JSON.stringify(cutOff));
+  const resets = p.received.filter((m) => m.type === 'reset').map((m) => (m as { id: number }).id);
+  assert.equal(resets, [3], 'the small answer and the first big one are kept');
+  p.close();
+});
+
 test('pump server :: a paced body (its source waits for the reader) is read no more than a window ahead', async () => {
   const piece = new Uint8Array(256 * 1024);
   let produced = 0;
