@@ -6,7 +6,7 @@ import type { LogLevel } from '../shared/logger.ts';
 import type { WorkerEvent } from '../shared/messages/state-events.ts';
 import { redactCredentials, sanitize } from '../shared/sanitize.ts';
 import { Code } from '../shared/errors.ts';
-import { TIMEOUTS_CRITICAL } from '../shared/status.ts';
+import { MAX_MISSED_PINGS, TIMEOUTS_CRITICAL } from '../shared/status.ts';
 
 export type BackendEffect =
   /** The worker has loaded: start its child if a start is wanted. */
@@ -97,8 +97,10 @@ export function reduceBackendEvent(state: Readonly<BackendState>, event: WorkerE
     case 'ping': {
       if (event.ok) return { patch: { missedPings: 0 }, effects: [] };
       const missed = state.missedPings + 1;
+      // The miss that makes the backend unhealthy is its last error: an unhealthy report says why.
+      const why = missed >= MAX_MISSED_PINGS ? { lastError: `${missed} pings in a row were not answered`, lastErrorPublic: `${missed} pings in a row were not answered` } : {};
       return {
-        patch: { missedPings: missed },
+        patch: { missedPings: missed, ...why },
         effects: [{ type: 'log', level: 'warn', msg: 'backend did not answer ping', fields: { backend: state.name, code: Code.backend_timeout, missed, error: redactCredentials(event.error?.message) } }],
       };
     }

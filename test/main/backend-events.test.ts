@@ -39,10 +39,19 @@ const cases: Case[] = [
   ['an answered ping resets the count', { ...running(), missedPings: 1 }, { v: 1, type: 'ping', at: AT, ok: true, error: null }, UNSUPERVISED, { missedPings: 0 }, []],
   [
     'a missed ping counts and warns',
+    running(),
+    { v: 1, type: 'ping', at: AT, ok: false, error: { name: 'Error', message: 'timeout' } },
+    UNSUPERVISED,
+    { missedPings: 1 },
+    ['log:warn'],
+  ],
+  [
+    // Found by an outside check: a stopped backend (SIGSTOP) was unhealthy with lastError null.
+    'the missed ping that makes it unhealthy is its last error',
     { ...running(), missedPings: 1 },
     { v: 1, type: 'ping', at: AT, ok: false, error: { name: 'Error', message: 'timeout' } },
     UNSUPERVISED,
-    { missedPings: 2 },
+    { missedPings: 2, lastError: '2 pings in a row were not answered', lastErrorPublic: '2 pings in a row were not answered' },
     ['log:warn'],
   ],
   [
