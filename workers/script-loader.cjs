@@ -37,9 +37,14 @@ function makeCache() {
   parentPort.postMessage({ v: 1, type: 'codeCache', data: shared });
   if (cacheFile) {
     // Kept for the next start of the service; written beside, then renamed, so a reader never sees half.
+    // Its own directory only: a state directory removed meanwhile is not made again here (it raced
+    // the service's own remaking of it, and a configuration directory is never made by the service).
     const temporary = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
     fs.promises
-      .mkdir(path.dirname(cacheFile), { recursive: true })
+      .mkdir(path.dirname(cacheFile))
+      .catch((error) => {
+        if (error.code !== 'EEXIST') throw error;
+      })
       .then(() => fs.promises.writeFile(temporary, data))
       .then(() => fs.promises.rename(temporary, cacheFile))
       .catch(() => fs.promises.rm(temporary, { force: true }).catch(() => undefined));

@@ -36,7 +36,13 @@ export function procStartTime(pid: number): string | null {
 /** Writes the record synchronously (directory 0700, file 0600), replacing the file atomically. */
 export function recordChild(stateDir: string, record: ChildRecord): void {
   const dir = childrenDir(stateDir);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Not the state directory itself: one that was removed is made again by the service (serve.ts),
+  // and a configuration directory that is also the state directory is never made by it.
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
   // An existing directory keeps its mode through mkdir: records name commands, so keep them private.
   fs.chmodSync(dir, 0o700);
   const file = path.join(dir, `${record.pid}.json`);

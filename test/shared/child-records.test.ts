@@ -97,6 +97,14 @@ test('child-records :: an existing children directory is made private', () => {
   assert.is(fs.statSync(childrenDir(stateDir)).mode & 0o777, 0o700);
 });
 
+// Found by a flaky e2e test: a record written just after the state directory was removed made it
+// again (and a configuration directory that is the state directory), before the service could.
+test('child-records :: a state directory that is gone is not made again: the record fails', () => {
+  const stateDir = path.join(tempDir(), 'removed');
+  assert.throws(() => recordChild(stateDir, record(8)), /ENOENT/);
+  assert.not.ok(fs.existsSync(stateDir));
+});
+
 test('child-records :: readChildRecords with no directory finds nothing', () => {
   assert.equal(readChildRecords(path.join(tempDir(), 'missing')), { records: [], unreadable: [] });
 });
