@@ -30,7 +30,8 @@ export function liveText(view: StatusView): string {
   const rows = [['NAME', 'STATUS', 'SUPERVISION', 'ATTEMPT', 'NEXT RETRY', 'LAST EXIT', 'PID']];
   for (const s of view.servers) {
     const sup = s.supervision;
-    const exit = s.lastExit ? `${s.lastExit.signal ?? `code ${s.lastExit.code}`} at ${s.lastExit.at}` : '-';
+    // Neither a code nor a signal: the process never ran (a command not found).
+    const exit = s.lastExit ? `${s.lastExit.signal ?? (s.lastExit.code === null ? 'did not start' : `code ${s.lastExit.code}`)} at ${s.lastExit.at}` : '-';
     rows.push([s.name, s.status, sup?.state ?? '-', sup ? `${sup.attempt}/${sup.limit ?? '∞'}` : '-', sup?.nextRetryAt ?? '-', exit, s.pid === null ? '-' : String(s.pid)]);
   }
   const errors = view.servers.filter((s) => s.lastError).map((s) => `  ${s.name}: ${redactCredentials(s.lastError)}`);

@@ -21,8 +21,12 @@ export type Target = {
   location: ConfigLocation;
   /** The control socket of the service for `location`. */
   socket: string;
+  /** Its writable state, where edits keep their backups (decisions §2): `--state-dir`, AGENT_STATE_DIR, the running service's, else the configuration directory. */
+  stateDir: string;
   /** Said once on stderr when the location did not come from the flags: '' or lines ending in \n. */
   note: string;
+  /** The look-up's own question timed out (a stopped or hung service): every command gets this answer at once. */
+  unanswered?: Answer;
 };
 
 export type TargetDeps = { homedir?: string; find?: () => Promise<ServiceRecord[]> };
@@ -41,7 +45,9 @@ function locate(flags: LocationFlags, env: Env = process.env, homedir: string = 
 export type Answer = { kind: 'ok'; result: unknown } | { kind: 'error'; code: string; message: string } | { kind: 'none' };
 
 /** One control-bus request; `none` when no service listens on the target's socket. */
-export async function ask(target: Pick<Target, 'socket'>, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
+export async function ask(target: Pick<Target, 'socket' | 'unanswered'>, op: ControlOp, args: Record<string, unknown>): Promise<Answer> {
+  // The service accepted the look-up's connection and did not answer: asking again would wait as long again.
+  if (target.unanswered) return target.unanswered;
   try {
     const response = await callControl(target.socket, op, args, { timeoutMs: op === 'status' ? 5_000 : 30_000 });
     // The operator's channel (decisions §4): credentials go, paths and URLs stay.
@@ -60,10 +66,12 @@ export async function findTarget(flags: LocationFlags, env: Env = process.env, d
   const location = locate(flags, env, deps.homedir);
   // The control socket is in the service's state directory: the configuration's unless named.
   const stateDir = flags['state-dir'] || env.AGENT_STATE_DIR || undefined;
-  const target: Target = { location, socket: socketPath(stateDir ? path.resolve(stateDir) : location.dir), note: '' };
+  const target: Target = { location, socket: socketPath(stateDir ? path.resolve(stateDir) : location.dir), stateDir: stateDir ? path.resolve(stateDir) : location.dir, note: '' };
   const named = Boolean(flags.config || flags['config-dir'] || env.AGENT_CONFIG || env.AGENT_CONFIG_DIR);
   if (named && stateDir) return target;
-  if ((await ask(target, 'status', {})).kind !== 'none') return target;
+  const probe = await ask(target, 'status', {});
+  if (probe.kind === 'error' && probe.code === Code.control_timeout) return { ...target, unanswered: probe };
+  if (probe.kind !== 'none') return target;
   let running: ServiceRecord[];
   try {
     running = await (deps.find ?? findServices)();
@@ -73,12 +81,12 @@ export async function findTarget(flags: LocationFlags, env: Env = process.env, d
   if (named) {
     // The service of this configuration, started with a --state-dir of its own: its announcement names its socket.
     const same = running.filter((s) => path.resolve(s.configFile) === location.file);
-    return same.length === 1 ? { ...target, socket: same[0]!.socket } : target;
+    return same.length === 1 ? { ...target, socket: same[0]!.socket, stateDir: same[0]!.stateDir ?? target.stateDir } : target;
   }
   const nothingHere = `no service runs for the default configuration directory ${location.dir}`;
   if (running.length === 1) {
     const [one] = running as [ServiceRecord];
-    return { location: { file: one.configFile, dir: one.configDir }, socket: one.socket, note: `agent: note: ${nothingHere}; using the running service (${describe(one)})\n` };
+    return { location: { file: one.configFile, dir: one.configDir }, socket: one.socket, stateDir: one.stateDir ?? one.configDir, note: `agent: note: ${nothingHere}; using the running service (${describe(one)})\n` };
   }
   if (running.length > 1) {
     return { ...target, note: `agent: note: ${nothingHere}; ${running.length} services run elsewhere (${running.map(describe).join('; ')}): choose one with --config or --config-dir\n` };

@@ -182,7 +182,7 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
       check = await checkToolName(target, service, serves, server, logical);
       if (check.kind === 'unknown' && !force) return { code: EXIT_RUNTIME, stdout: '', stderr: `agent: ${unknownToolMessage(server, logical, check)}\n` };
     }
-    outcome = await editToolState({ file: location.file, configDir: location.dir, server, tool, action });
+    outcome = await editToolState({ file: location.file, stateDir: target.stateDir, server, tool, action });
   } catch (error) {
     if (!(error instanceof ConfigEditError)) throw error;
     if (error.code === Code.bad_tool_name) return usage(`${error.message}: agent mcp tools ${action} <server> <tool>`, `agent mcp tools ${action} --help`);

@@ -1,4 +1,4 @@
-// Backups of mcp.json before the CLI edits it: `<configDir>/backups/<file>.<time>.bak`, the
+// Backups of mcp.json before the CLI edits it: `<stateDir>/backups/<file>.<time>.bak`, the
 // newest BACKUPS_KEPT kept.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -34,11 +34,11 @@ export async function listBackups(dir: string, base: string): Promise<string[]> 
 }
 
 /**
- * Copies `content` (the file as it is before the edit) to `<configDir>/backups/` under a
+ * Copies `content` (the file as it is before the edit) to `<stateDir>/backups/` under a
  * timestamped name with the file's mode, then deletes all but the newest `keep` backups of it.
  */
-export async function backupConfig(file: string, configDir: string, content: Buffer, mode: number, now = new Date(), keep = BACKUPS_KEPT): Promise<string> {
-  const dir = path.join(configDir, BACKUP_DIR_NAME);
+export async function backupConfig(file: string, stateDir: string, content: Buffer, mode: number, now = new Date(), keep = BACKUPS_KEPT): Promise<string> {
+  const dir = path.join(stateDir, BACKUP_DIR_NAME);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const base = path.basename(file);
   let target = '';

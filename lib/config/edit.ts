@@ -1,6 +1,6 @@
 // Edits of mcp.json made by the CLI (`agent mcp tools disable|enable`): the change is made with
 // jsonc-parser's `modify` + `applyEdits` so everything else in the file keeps its bytes (content,
-// key order, indentation, line endings); a backup goes to `<configDir>/backups/` first, and the
+// key order, indentation, line endings); a backup goes to `<stateDir>/backups/` first, and the
 // new text replaces the file atomically (temp file + rename beside the real file, through a
 // symlink, keeping the file mode). Decisions §1; service.md "Tool filtering".
 import fs from 'node:fs/promises';
@@ -15,7 +15,7 @@ export type ToolEditOutcome = PlannedEdit & {
   backup?: string;
 };
 
-export type ToolEditRequest = { file: string; configDir: string; server: string; tool: string; action: ToolAction; now?: () => Date; keepBackups?: number };
+export type ToolEditRequest = { file: string; stateDir: string; server: string; tool: string; action: ToolAction; now?: () => Date; keepBackups?: number };
 
 /**
  * Disables or enables a tool in mcp.json: reads the file, plans the edit, writes a backup and
@@ -24,7 +24,7 @@ export type ToolEditRequest = { file: string; configDir: string; server: string;
  * and the edit is redone on the new content.
  */
 export async function editToolState(request: ToolEditRequest): Promise<ToolEditOutcome> {
-  const { file, configDir, server, tool, action } = request;
+  const { file, stateDir, server, tool, action } = request;
   for (let attempt = 0; ; attempt++) {
     let raw: Buffer;
     let mode: number;
@@ -39,9 +39,9 @@ export async function editToolState(request: ToolEditRequest): Promise<ToolEditO
     if (plan.text === undefined) return { ...plan, changed: false };
     let backup: string;
     try {
-      backup = await backupConfig(file, configDir, raw, mode, request.now?.() ?? new Date(), request.keepBackups ?? BACKUPS_KEPT);
+      backup = await backupConfig(file, stateDir, raw, mode, request.now?.() ?? new Date(), request.keepBackups ?? BACKUPS_KEPT);
     } catch (error) {
-      throw new ConfigEditError('write_failed', `Cannot write a backup to ${path.join(configDir, BACKUP_DIR_NAME)}: ${(error as Error).message}; ${file} is left unchanged`, { cause: error });
+      throw new ConfigEditError('write_failed', `Cannot write a backup to ${path.join(stateDir, BACKUP_DIR_NAME)}: ${(error as Error).message}; ${file} is left unchanged`, { cause: error });
     }
     let written: boolean;
     try {

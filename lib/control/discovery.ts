@@ -14,6 +14,8 @@ export type ServiceRecord = {
   configDir: string;
   /** The control socket (or Windows named pipe). */
   socket: string;
+  /** Its writable state (`--state-dir`, else the configuration directory): backups go there. Absent in older announcements. */
+  stateDir?: string;
   /** The HTTP base address, e.g. `http://127.0.0.1:3050`; null with --no-http. */
   address: string | null;
   /** ISO 8601. */

@@ -1,6 +1,7 @@
 // Main-thread side of one hub worker: its life (supervised like a backend: a hub that dies is
 // restarted with backoff while health keeps answering and forwarded requests get 503), its byte
 // pump, and what it must be told (backend facts, direct channels to backend workers).
+import { plural } from '../shared/plural.ts';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
 import { Code } from '../shared/errors.ts';
@@ -27,7 +28,6 @@ export type HubHandleOptions = {
   worker?: { file: string; workerData: Record<string, unknown>; execArgv?: string[] };
 };
 
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export class HubHandle {
   private worker: Worker | null = null;

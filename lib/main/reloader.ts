@@ -2,6 +2,7 @@
 // time), with what the operator is told: each rejection logged with file, line and reason (the
 // last good configuration stays), a line when the file is valid again, and the facts `agent mcp
 // status` shows. Parsing and validation run in the config worker (config-loader.ts).
+import { plural } from '../shared/plural.ts';
 import { formatProblem } from '../config/errors.ts';
 import type { LoadOutcome } from '../config/load.ts';
 import type { ConfigLocation } from '../config/paths.ts';
@@ -48,6 +49,8 @@ export class ConfigReloader {
   /** The first load has been attempted (whatever its outcome). */
   attempted = false;
   readonly facts: ReloadFacts = { loadedAt: null, rejected: null };
+  // The files the last rejection named.
+  private rejectedFiles: string[] = [];
 
   constructor(private readonly options: ReloaderOptions) {}
 
@@ -104,13 +107,15 @@ export class ConfigReloader {
       for (const problem of outcome.problems) log.error({ code: problem.code ?? Code.invalid_config, file: problem.file, line: problem.line, column: problem.column, path: problem.path || undefined }, `configuration rejected: ${formatProblem(problem)}; ${kept}`);
       const reason = outcome.problems.map(formatProblem).join('; ');
       this.facts.rejected = { at: new Date().toISOString(), reason };
+      this.rejectedFiles = [...new Set(outcome.problems.map((p) => p.file))];
       // Unreadable for want of resources, not for what the file says: worth trying again.
       const passing = outcome.problems.some((p) => p.expected === 'a readable file' && PASSING.test(p.found));
       return { ok: false, message: `${reason}; ${kept}`, passing };
     }
     const recovered = this.facts.rejected;
     this.facts.rejected = null;
-    if (recovered) log.info({ file: location.file, rejectedSince: recovered.at }, 'configuration is valid again');
+    // Named by the files that were rejected: the .env beside mcp.json may have been the one.
+    if (recovered) log.info({ file: location.file, rejectedFiles: this.rejectedFiles, rejectedSince: recovered.at }, `configuration is valid again (${this.rejectedFiles.join(', ')} was rejected)`);
     // Editors, symlink swaps and our own files make events without a change: nothing to do then.
     if ((why === 'file changed' || why === 'retry') && outcome.fingerprint === this.appliedFingerprint) return { ok: true, message: 'configuration unchanged' };
     // Taken as applied only once it is: a retry after a failed apply must apply it again.
@@ -118,7 +123,7 @@ export class ConfigReloader {
     this.appliedFingerprint = outcome.fingerprint;
     this.facts.loadedAt = new Date().toISOString();
     log.info({ file: location.file, servers: outcome.config.servers.length, reason: why }, 'configuration loaded');
-    return { ok: true, message: `loaded ${outcome.config.servers.length} servers from ${location.file}${notTaken(outcome.config)}` };
+    return { ok: true, message: `loaded ${plural(outcome.config.servers.length, 'server')} from ${location.file}${notTaken(outcome.config)}` };
   }
 
   /** No more loads; resolves when the one under way (if any) is done. */

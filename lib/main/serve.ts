@@ -82,11 +82,13 @@ export class ServiceRunningError extends AgentError {
 }
 
 // Who holds the control socket, for the refusal message.
-async function describeRunning(socket: string, configDir: string): Promise<string> {
+// `ownStateDir`: the state directory is a --state-dir of its own, shared with that service.
+async function describeRunning(socket: string, dir: string, ownStateDir: boolean): Promise<string> {
   const answer = await callControl(socket, 'status', {}, { timeoutMs: 2_000 }).catch(() => null);
   const view = answer?.ok ? (answer.result as StatusView) : null;
   const who = view ? `pid ${view.pid}${view.address ? `, ${view.address}` : ''}` : `control socket ${socket}`;
-  return `another agent service is already running on ${configDir} (${who}); stop it first, or start this one with another --config-dir`;
+  const what = ownStateDir ? 'state directory' : 'configuration directory';
+  return `another agent service is already running on the ${what} ${dir} (${who}); stop it first, or start this one with another ${ownStateDir ? '--state-dir' : '--config-dir'}`;
 }
 
 /** Waits for `work`; if it is not done within `ms`, calls `nudge` (which should make it end) and goes on waiting. */
@@ -196,7 +198,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
       controlAt = { socket, handlers };
       log.debug({ socket: control.path }, 'control bus listening');
     } catch (error) {
-      if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, location.dir));
+      if (error instanceof ControlSocketInUseError) throw new ServiceRunningError(await describeRunning(socket, stateDir, stateDir !== location.dir));
       log.error({ code: error instanceof AgentError ? error.code : Code.internal, error: redactCredentials(error) }, 'control bus not started: `agent mcp` commands cannot reach this service');
     }
   } else {
@@ -392,7 +394,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
 
   // Lets `agent mcp ...` without --config find this service (lib/control/discovery.ts).
   if (control && !stopping) {
-    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, socket: control.path, address, startedAt: new Date(startedAt).toISOString() }).catch(
+    announcement = await announceService({ pid: process.pid, configFile: location.file, configDir: location.dir, stateDir, socket: control.path, address, startedAt: new Date(startedAt).toISOString() }).catch(
       (error: unknown) => {
         log.warn({ code: error instanceof AgentError ? error.code : Code.internal, error: redactCredentials(error) }, 'service not announced: `agent mcp` commands need --config or --config-dir to find it');
         return null;

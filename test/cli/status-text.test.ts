@@ -73,4 +73,19 @@ test('status-text :: an entry not taken in a reload is said, with why, next to t
   assert.not.match(liveText(view({ loadedAt: null, rejected: null })), /Entries not taken/);
 });
 
+test('status-text :: LAST EXIT: a signal, a code, or a process that never ran (a command not found)', () => {
+  const at = '2026-11-26T23:00:00.000Z';
+  const table: [{ code: number | null; signal: string | null }, string][] = [
+    [{ code: 1, signal: null }, `code 1 at ${at}`],
+    [{ code: null, signal: 'SIGKILL' }, `SIGKILL at ${at}`],
+    [{ code: null, signal: null }, `did not start at ${at}`],
+  ];
+  for (const [exit, shown] of table) {
+    const one = { ...server('x', 'failed'), lastExit: { ...exit, at, pid: null } } as BackendStatusView;
+    const text = liveText({ ...view({ loadedAt: at, rejected: null }), servers: [one] });
+    assert.ok(text.includes(shown), `${JSON.stringify(exit)}: ${text}`);
+    assert.not.ok(text.includes('code null'), text);
+  }
+});
+
 test.run();

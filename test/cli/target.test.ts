@@ -89,7 +89,7 @@ test('target :: the flags and AGENT_CONFIG* name the location; an announced serv
   ];
   for (const [flags, env, expected] of cases) {
     const found = await findTarget(flags, env, { homedir: home, find });
-    assert.equal(found, { location: { file: found.location.file, dir: expected }, socket: socketPath(expected), note: '' });
+    assert.equal(found, { location: { file: found.location.file, dir: expected }, socket: socketPath(expected), stateDir: expected, note: '' });
   }
 });
 
@@ -101,15 +101,16 @@ test('target :: --state-dir or AGENT_STATE_DIR names where the control socket is
     [{ 'config-dir': dir }, { AGENT_STATE_DIR: state }],
   ] as [Record<string, string>, Record<string, string>][]) {
     const found = await findTarget(flags, env, { homedir: tempDir(), find });
-    assert.equal(found, { location: { file: found.location.file, dir }, socket: socketPath(state), note: '' });
+    assert.equal(found, { location: { file: found.location.file, dir }, socket: socketPath(state), stateDir: state, note: '' });
   }
 });
 
 test('target :: a named configuration whose service keeps its state elsewhere: the announced service of that file, no note', async () => {
   const root = tempDir();
-  const own = { ...record(4343, root), socket: path.join(tempDir(), 'agent.sock') };
+  const state = tempDir();
+  const own = { ...record(4343, root), socket: path.join(state, 'agent.sock'), stateDir: state };
   const found = await findTarget({ config: own.configFile }, NO_ENV, { homedir: tempDir(), find: async () => [record(1, tempDir()), own] });
-  assert.equal(found, { location: { file: own.configFile, dir: own.configDir }, socket: own.socket, note: '' });
+  assert.equal(found, { location: { file: own.configFile, dir: own.configDir }, socket: own.socket, stateDir: state, note: '' }, 'its state directory, where backups go');
 });
 
 test('target :: a service at the default location is used as is', async () => {
@@ -119,7 +120,7 @@ test('target :: a service at the default location is used as is', async () => {
   const running = await startControlServer(socketPath(defaultDir), handlers);
   try {
     const found = await findTarget({}, NO_ENV, { homedir: home, find: async () => [record(1, tempDir())] });
-    assert.equal(found, { location: { file: path.join(defaultDir, 'mcp.json'), dir: defaultDir }, socket: socketPath(defaultDir), note: '' });
+    assert.equal(found, { location: { file: path.join(defaultDir, 'mcp.json'), dir: defaultDir }, socket: socketPath(defaultDir), stateDir: defaultDir, note: '' });
   } finally {
     await running.close();
   }
@@ -133,6 +134,7 @@ test('target :: nothing at the default location: the one announced service, with
   assert.equal(found, {
     location: { file: one.configFile, dir: one.configDir },
     socket: one.socket,
+    stateDir: one.configDir,
     note: `agent: note: no service runs for the default configuration directory ${home}/.config/agent; using the running service (pid 4242, ${one.configFile})\n`,
   });
 });
@@ -145,6 +147,7 @@ test('target :: nothing at the default location and several announced: the defau
   assert.equal(found, {
     location: { file: path.join(defaultDir, 'mcp.json'), dir: defaultDir },
     socket: socketPath(defaultDir),
+    stateDir: defaultDir,
     note: `agent: note: no service runs for the default configuration directory ${defaultDir}; 2 services run elsewhere (pid 1001, ${a!.configFile}; pid 1002, ${b!.configFile}): choose one with --config or --config-dir\n`,
   });
 });
@@ -160,6 +163,22 @@ test('target :: nothing anywhere: the default location without a note; a failed 
   });
   assert.is(failed.location.dir, path.join(home, '.config', 'agent'));
   assert.is(failed.note, 'agent: note: could not look for services running elsewhere: Refusing to use the runtime directory /tmp/agent-0: it belongs to another user (uid 12345)\n');
+});
+
+// Found by an outside check: against a stopped service, `agent mcp status` waited 10.5 s while
+// saying it had waited 5,000 ms (the look-up asked, then the command asked again).
+test('target :: a service that takes the connection and never answers is asked once: the command gets the look-up\'s timeout', async () => {
+  const dir = tempDir();
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(socketPath(dir), resolve));
+  try {
+    const found = await findTarget({ 'config-dir': dir }, NO_ENV, { homedir: tempDir(), find: async () => [] });
+    assert.is(found.unanswered?.kind, 'error');
+    assert.match(found.unanswered?.kind === 'error' ? found.unanswered.message : '', /did not answer within 5000 ms/);
+    assert.is(await ask(found, 'status', {}), found.unanswered, 'the same answer, not a second wait');
+  } finally {
+    silent.close();
+  }
 });
 
 test.run();

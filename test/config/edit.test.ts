@@ -18,13 +18,13 @@ test('edit :: editToolState writes the file, a backup of the old content, and no
   const dir = tempDir();
   const file = path.join(dir, 'mcp.json');
   fs.writeFileSync(file, SAMPLE);
-  const outcome = await editToolState({ file, configDir: dir, server: 'alpha', tool: 'alpha_agent_add', action: 'disable' });
+  const outcome = await editToolState({ file, stateDir: dir, server: 'alpha', tool: 'alpha_agent_add', action: 'disable' });
   assert.ok(outcome.changed);
   assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.alpha.disabledTools, ['add']);
   assert.is(fs.readFileSync(outcome.backup!, 'utf8'), SAMPLE);
   assert.is(path.dirname(outcome.backup!), path.join(dir, 'backups'));
   const before = fs.readFileSync(file, 'utf8');
-  const again = await editToolState({ file, configDir: dir, server: 'alpha', tool: 'add', action: 'disable' });
+  const again = await editToolState({ file, stateDir: dir, server: 'alpha', tool: 'add', action: 'disable' });
   assert.not.ok(again.changed);
   assert.is(again.backup, undefined);
   assert.is(fs.readFileSync(file, 'utf8'), before);
@@ -45,7 +45,7 @@ test('edit :: backups are rotated: the newest 10 are kept', async () => {
   const stamps: string[] = [];
   for (let i = 0; i < 14; i++) {
     const action: ToolAction = i % 2 === 0 ? 'disable' : 'enable';
-    const outcome = await editToolState({ file, configDir, server: 'a', tool: 'echo', action, now });
+    const outcome = await editToolState({ file, stateDir: configDir, server: 'a', tool: 'echo', action, now });
     assert.ok(outcome.changed);
     stamps.push(path.basename(outcome.backup!));
     if (i !== 5) clock += 1000; // two backups in the same millisecond get a sequence number
@@ -70,7 +70,7 @@ test('edit :: the write goes through a symlink: the link stays, the target keeps
   fs.symlinkSync(path.relative(linkDir, target), link);
   const inodeBefore = fs.statSync(target).ino;
 
-  const outcome = await editToolState({ file: link, configDir: linkDir, server: 'a', tool: 'echo', action: 'disable' });
+  const outcome = await editToolState({ file: link, stateDir: linkDir, server: 'a', tool: 'echo', action: 'disable' });
   assert.ok(outcome.changed);
   assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the symlink is still a symlink');
   assert.is(fs.readlinkSync(link), path.relative(linkDir, target));
@@ -86,7 +86,7 @@ test('edit :: a missing file is reported, not created', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'mcp.json');
   try {
-    await editToolState({ file, configDir: dir, server: 'a', tool: 'echo', action: 'disable' });
+    await editToolState({ file, stateDir: dir, server: 'a', tool: 'echo', action: 'disable' });
     assert.unreachable('should fail');
   } catch (error) {
     assert.instance(error, ConfigEditError);

@@ -170,8 +170,10 @@ R('e2e config reload :: a malformed mcp.json keeps the last good configuration, 
   assert.is(health.body.configuration.loaded, true);
   assert.equal(await pids(), before);
   writeConfig(svc.configFile, good);
-  const valid = await svc.waitForLog((l) => l.msg === 'configuration is valid again');
+  // This file's recovery (an earlier test's .env had its own).
+  const valid = await svc.waitForLog((l) => l.msg === `configuration is valid again (${svc.configFile} was rejected)`);
   assert.is(valid.file, svc.configFile);
+  assert.equal(valid.rejectedFiles, [svc.configFile]);
   assert.is(typeof valid.rejectedSince, 'string');
   assert.equal(await pids(), before, 'the same content again restarts nothing');
 });

@@ -39,8 +39,8 @@ D.after(async () => {
 D('e2e discovery :: a running service announces itself: <pid>.json (0600) in the runtime directory (0700)', async () => {
   const file = recordOf(a);
   const record = JSON.parse(fs.readFileSync(file, 'utf8'));
-  assert.equal(Object.keys(record).sort(), ['address', 'configDir', 'configFile', 'pid', 'socket', 'startedAt']);
-  assert.equal([record.pid, record.configFile, record.configDir, record.address], [a.child.pid, a.configFile, a.dir, a.base]);
+  assert.equal(Object.keys(record).sort(), ['address', 'configDir', 'configFile', 'pid', 'socket', 'startedAt', 'stateDir']);
+  assert.equal([record.pid, record.configFile, record.configDir, record.stateDir, record.address], [a.child.pid, a.configFile, a.dir, a.dir, a.base]);
   assert.is(fs.statSync(file).mode & 0o777, 0o600);
   assert.is(fs.statSync(path.join(runtime, 'agent')).mode & 0o777, 0o700);
 });

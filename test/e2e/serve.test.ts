@@ -126,7 +126,7 @@ Full('e2e serve :: a second HTTP service on the same configuration refuses to st
   const before = descendants(svc.child.pid!).length;
   const second = await runCli(['serve', '--port', '0', '--config', svc.configFile]);
   assert.is(second.code, 1, second.stderr);
-  assert.match(second.stderr, new RegExp(`another agent service is already running on ${svc.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid ${svc.child.pid}, http://127\\.0\\.0\\.1:${svc.port}\\)`));
+  assert.match(second.stderr, new RegExp(`another agent service is already running on the configuration directory ${svc.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid ${svc.child.pid}, http://127\\.0\\.0\\.1:${svc.port}\\)`));
   assert.not.match(second.stderr, /backend connected/, 'it started no backend');
   assert.is(descendants(svc.child.pid!).length, before, 'the running service is untouched');
   assert.is((await svc.get('/health/live')).status, 200);

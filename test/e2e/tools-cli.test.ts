@@ -261,4 +261,25 @@ T('e2e tools cli :: without a running service: list is the labelled configured v
   }
 });
 
+// Found by an outside check: with --state-dir the backup went to the configuration directory,
+// which decisions §2 lets be read-only; writable state, backups among it, lives in the state directory.
+T('tools cli :: with --state-dir the backup of an edit goes to the state directory', async () => {
+  const dir = tempDir('agent-tools-state-');
+  const configDir = path.join(dir, 'cfg');
+  const stateDir = path.join(dir, 'state');
+  fs.mkdirSync(configDir);
+  fs.mkdirSync(stateDir);
+  const file = path.join(configDir, 'mcp.json');
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { plain: { command: node, args: [FIXTURE_SERVER] } } }));
+  try {
+    const result = await runCli(['mcp', 'tools', 'disable', 'plain', 'echo', '--force', '--config', file, '--state-dir', stateDir]);
+    assert.is(result.code, 0, result.stderr);
+    assert.equal(fs.readdirSync(path.join(stateDir, 'backups')).length, 1);
+    assert.not.ok(fs.existsSync(path.join(configDir, 'backups')), 'nothing written beside mcp.json');
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.plain.disabledTools, ['echo']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 T.run();
