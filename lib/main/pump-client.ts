@@ -3,6 +3,7 @@
 // bound both directions (PUMP_WINDOW_BYTES): the client's socket is paused when the hub is a
 // window behind, and the hub stops sending when the client is. A client that goes away aborts
 // its exchange in the hub.
+import type { HeldAnswers } from './held-answers.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { Code, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
@@ -33,7 +34,11 @@ function headerRecord(list: [string, string][]): Record<string, string | string[
   return headers;
 }
 
-export type PumpLimits = { maxBodyBytes: number };
+export type PumpLimits = {
+  maxBodyBytes: number;
+  /** Answers their clients are not reading, every hub's together (held-answers.ts). */
+  held?: HeldAnswers;
+};
 
 // A JSON-RPC error answer; once an answer has started it can only be cut.
 function jsonError(res: ServerResponse, code: typeof Code.message_too_large | typeof Code.hub_failed, message: string): void {
@@ -159,7 +164,9 @@ export class PumpClient {
           // Complete: head, bytes and end leave in one write; no credit (the hub is done with it).
           this.exchanges.delete(message.id);
           for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
-          return void (chunks.length ? res.end(chunks[chunks.length - 1]) : res.end());
+          if (chunks.length) res.end(chunks[chunks.length - 1]);
+          else res.end();
+          return void this.limits.held?.wrote(res);
         }
         // Streams (SSE, GET streams) must reach the client as they are written.
         if (!chunks.length) return void res.flushHeaders();
@@ -167,7 +174,7 @@ export class PumpClient {
         for (const chunk of chunks) bytes += chunk.byteLength;
         for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i]);
         res.write(chunks[chunks.length - 1], () => this.post({ type: 'credit', id: message.id, bytes }));
-        return;
+        return void this.limits.held?.wrote(res);
       }
       case 'failure': {
         const exchange = this.exchanges.get(message.id);

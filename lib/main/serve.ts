@@ -33,6 +33,8 @@ import { procStartTime, recordChild } from '../shared/child-records.ts';
 import { createOriginGuard, type OriginGuard } from './origin-guard.ts';
 import { BackendRegistry, DEFAULT_STOP_GRACE_MS } from './registry.ts';
 import type { WorkerChannels } from './backend-worker-setup.ts';
+import { keepStdoutForProtocol } from './stdout-guard.ts';
+import { DEFAULT_MAX_HELD_ANSWERS, HeldAnswers } from './held-answers.ts';
 import { BackendThreads, WORKER_OPTIONS } from './backend-threads.ts';
 import { CodeCache } from './code-cache.ts';
 import { exposeGcToWorkers } from './expose-gc.ts';
@@ -176,7 +178,8 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   const reloader = new ConfigReloader({
     location,
     load: (at) => loader.load(at, process.env),
-    apply: async (config: LoadedConfig) => {
+    apply: async (loaded: LoadedConfig) => {
+      const config = options.transport === 'stdio' ? keepStdoutForProtocol(loaded) : loaded;
       for (const warning of config.warnings) registry.warnOnce(warning);
       await registry.apply(config);
       hubs?.refresh();
@@ -212,6 +215,11 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
   // Readiness counts the MCP workers up (none: clients get 503).
   const countHubs = () => (table.mcpWorkers = { total: options.mcpWorkers, up: hubs?.hubs.filter((hub) => hub.up).length ?? 0 });
   table.mcpWorkers = { total: options.mcpWorkers, up: 0 };
+  // Answers clients are not reading, held by the main thread: four answers of twice
+  // --max-message-bytes together (128 MiB by default), as each hub holds at most beyond its windows.
+  const heldAnswers = new HeldAnswers(Math.max(8 * options.maxMessageBytes, DEFAULT_MAX_HELD_ANSWERS), ({ bytes, held }) =>
+    log.warn({ code: Code.client_too_slow, bytes, held }, 'an MCP client stopped reading its answer while clients that are not reading held more than the limit together: its connection was cut'),
+  );
   hubs = new HubPool(
     options.mcpWorkers,
     {
@@ -229,7 +237,7 @@ export async function serve(options: ServeOptions, seams: ServeSeams = {}): Prom
     },
     {
       log,
-      limits: { maxBodyBytes: options.maxMessageBytes },
+      limits: { maxBodyBytes: options.maxMessageBytes, held: heldAnswers },
       backends: () => table.backends,
       disabled: () => table.disabled,
       configAttempted: () => reloader.attempted,
