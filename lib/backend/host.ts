@@ -8,6 +8,7 @@ import type { Inventory } from '../shared/messages/calls.ts';
 import { type BackendApi, type BackendWorkerData, countsOf, DEFAULT_INPUT_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, type RunnerEvent, type WorkerEvent } from '../shared/messages/state-events.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { Code } from '../shared/errors.ts';
+import { backendLogFields, serviceLevel } from '../shared/backend-log.ts';
 import { secretValuesOf } from '../shared/secret-values.ts';
 import { DEFAULT_STDERR_LIMITS } from '../shared/stderr-limits.ts';
 import { makeCodeCache } from './code-cache-hook.ts';
@@ -72,7 +73,7 @@ export function hostBackend(data: BackendWorkerData, toMain: (event: WorkerEvent
         return hubs.taskStatus(event.params);
       case 'backendLog':
         // No single hub with calls in flight here: the message is for the service log only.
-        if (!hubs.backendLog(event.params)) log.info({ level: event.params.level, logger: event.params.logger, data: event.params.data }, 'backend log message');
+        if (!hubs.backendLog(event.params)) log[serviceLevel(event.params.level)](backendLogFields(event.params), 'backend log message');
         return;
       case 'failed':
         setImmediate(makeCodeCache);

@@ -7,6 +7,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import type { HubSettings, HubToMain, MainToHub } from '../shared/messages/hub.ts';
 import { redactCredentials } from '../shared/sanitize.ts';
+import { backendLogFields, serviceLevel } from '../shared/backend-log.ts';
 import { Code, Messages } from '../shared/errors.ts';
 import { createHubApp } from './app.ts';
 import { HubBackends } from './backends.ts';
@@ -25,23 +26,6 @@ import { serveOverStdio } from './stdio.ts';
 import { TokenEstimator } from './token-estimator.ts';
 
 
-// A backend's log message that reached no client goes to the service log at its own severity (a
-// backend's debug chatter stays out of an info log).
-function serviceLevel(level: unknown): 'debug' | 'info' | 'warn' | 'error' {
-  switch (level) {
-    case 'debug':
-      return 'debug';
-    case 'warning':
-      return 'warn';
-    case 'error':
-    case 'critical':
-    case 'alert':
-    case 'emergency':
-      return 'error';
-    default:
-      return 'info';
-  }
-}
 export type Hub = { close(): Promise<void> };
 
 /** How often a hub checks whether its sessions or calls in flight changed (the `load` message). */
@@ -104,7 +88,7 @@ export function startHub(settings: HubSettings, pumpPort: MessagePort, parent: M
     catalog,
     links: (name) => backends.link(name),
     initialLoad,
-    logUnrouted: (backend, params) => log[serviceLevel(params.level)]({ backend, mcpLevel: params.level, logger: params.logger, data: params.data }, 'backend log message'),
+    logUnrouted: (backend, params) => log[serviceLevel(params.level)]({ backend, ...backendLogFields(params) }, 'backend log message'),
     stateCodec,
     inputTimeoutMs: settings.inputTimeoutMs,
     subscriptions,

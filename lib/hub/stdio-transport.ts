@@ -323,7 +323,7 @@ export class ChannelStdioTransport implements Transport {
     // Lines that arrived before serving started are read for their requests' ids.
     if (this.waiting) this.readWaitingForIds();
     // Requests still owed when the service stops (a signal, the drain's deadline) are told so.
-    const error = { code: rpcCode(Code.service_stopping), message: Messages.serviceStopping };
+    const error = { code: rpcCode(Code.service_stopping), message: Messages.serviceStopping, data: { code: Code.service_stopping } };
     for (const id of [...this.owed.keys()]) {
       void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error }))).catch(() => undefined);
       this.owed.delete(id);

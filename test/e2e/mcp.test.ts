@@ -244,7 +244,10 @@ E("e2e mcp :: a 2026-07-28 backend's log messages reach a 2025 session at its le
   await client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'unasked' } });
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(told, [], 'a 2026-07-28 request that asked for no log level gets none');
-  assert.ok(svc.logs.slice(seen).some((l) => l.msg === 'backend log message' && JSON.stringify(l.data).includes('unasked')), 'the message of a 2025 backend then goes to the service log');
+  const unasked = svc.logs.slice(seen).find((l) => l.msg === 'backend log message' && JSON.stringify(l.data).includes('unasked'));
+  assert.ok(unasked, 'the message of a 2025 backend then goes to the service log');
+  // At its own severity, its MCP level beside it: a second `level` field overrode pino's number (found by an outside check).
+  assert.equal([unasked!.level, unasked!.mcpLevel], [30, 'info']);
   for (const backend of ['modern-pinned', 'modern-legacy']) {
     await client.callTool({ name: `${backend}_agent_chatter`, arguments: { message: `asked of ${backend}` }, _meta: { 'io.modelcontextprotocol/logLevel': 'debug' } });
     await poll(async () => told.some((p) => JSON.stringify(p).includes(`asked of ${backend}`)), `the log message of ${backend} on the request's stream`);
@@ -296,6 +299,7 @@ E('e2e mcp :: a backend log message goes to its one session only; with two sessi
   assert.equal(b.received, [], 'not sent while another session had calls in flight there');
   const logged = svc.logs.slice(seen).find((l) => l.msg === 'backend log message' && l.backend === 'modern-legacy');
   assert.equal(logged?.data, { said: 'private to b' }, 'the service log has it');
+  assert.equal([logged?.level, logged?.mcpLevel], [30, 'info']);
   // Alone on the backend, at or above the level the session chose.
   await b.client.setLoggingLevel('error');
   await b.client.callTool({ name: 'modern-legacy_agent_chatter', arguments: { message: 'below the level' } });
@@ -549,7 +553,7 @@ S('e2e mcp :: stopped during the initial load, a stdio service answers the reque
   child.kill('SIGTERM');
   assert.is(await exited, 0, output.err);
   assert.ok(Date.now() - stoppedAt < 5_000, `stopped in ${Date.now() - stoppedAt} ms: the initial load was not waited for`);
-  assert.equal(JSON.parse(output.out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } });
+  assert.equal(JSON.parse(output.out.trim()), { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed', data: { code: 'service_stopping' } } });
 });
 
 S('e2e mcp :: a client that closed its end of stdout: the service stops with exit 1, and its last line says answers were lost', async () => {

@@ -294,7 +294,7 @@ test('stdio transport :: closed by a shutdown, it answers each request still owe
   await t.transport.send(result(2));
   await t.transport.close();
   await settle();
-  assert.equal(t.written.slice(1), [{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed' } }]);
+  assert.equal(t.written.slice(1), [{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'The service is shutting down: the request was not completed', data: { code: 'service_stopping' } } }]);
   assert.equal([...t.owed], [], 'the main thread will not fail them again');
 });
 
