@@ -3,6 +3,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
+import { toolDisabledError } from './tool-errors.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import { type BackendMethod, CALL_FAILURE } from '../shared/messages/calls.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
@@ -156,11 +157,7 @@ export class Router {
           : true; // resource URIs may come from templates: the backend decides
     if (!known) throw this.unknown(kind, qualified);
     if (kind === 'tool' && isToolDisabled(found.backend.name, found.name, found.backend.toolPolicy)) {
-      throw new ProtocolError(
-        rpcCode(Code.tool_disabled),
-        `Tool ${qualified} is disabled by mcpServers.${found.backend.name}.disabledTools; enable it with \`agent mcp tools enable ${found.backend.name} ${found.name}\``,
-        { code: Code.tool_disabled, tool: qualified, disabled: true },
-      );
+      throw toolDisabledError(found.backend.name, found.name, qualified);
     }
     const link = this.options.links(found.backend.name);
     if (!link) throw this.unwired(found.backend);

@@ -7,6 +7,8 @@ import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { ProgressParams } from '../shared/messages/calls.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../shared/version.ts';
 import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-tools.ts';
+import { badArgument } from './tool-errors.ts';
+import { isToolDisabled } from '../shared/tool-policy.ts';
 import { paginate } from './pagination.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import type { RequestStatePayload } from './request-state.ts';
@@ -219,10 +221,15 @@ export function createGatewayServer({ catalog, router, filter, lazyTools = false
       const { name, arguments: args = {} } = req.params;
       if (lazyTools && isMetaTool(name)) {
         if (name === 'tool_list') return toolList(args, { view: view(), tagsOf: (s) => catalog.tagsOf(s) });
-        if (name === 'tool_schema') return toolSchema(args, view());
-        const tool = findTool(args, view());
+        // A tool the view hides because it is disabled gets tool_disabled, as a direct call does.
+        const disabled = (server: string, tool: string) => {
+          const backend = catalog.backend(server, filter);
+          return backend !== undefined && isToolDisabled(server, tool, backend.toolPolicy);
+        };
+        if (name === 'tool_schema') return toolSchema(args, view(), disabled);
+        const tool = findTool(args, view(), disabled);
         const inner = args.arguments;
-        if (inner !== undefined && !isPlainObject(inner)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Expected "arguments" to be an object');
+        if (inner !== undefined && !isPlainObject(inner)) throw badArgument('Expected "arguments" to be an object');
         return call(ctx, tool.name, inner as Record<string, unknown> | undefined, taskOf(req.params));
       }
       return call(ctx, name, req.params.arguments, taskOf(req.params));

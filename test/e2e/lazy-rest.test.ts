@@ -62,8 +62,13 @@ L('e2e lazy :: tool_schema and tool_invoke', async () => {
   assert.is(schema.name, 'fixture_agent_add');
   const sum = await client.callTool({ name: 'tool_invoke', arguments: { server: 'fixture', tool: 'add', arguments: { a: 4, b: 5 } } });
   assert.equal(sum.content, [{ type: 'text', text: '9' }]);
-  const unknown = await client.callTool({ name: 'tool_schema', arguments: { server: 'fixture', tool: 'env' } }).then(() => 'found', (e: Error) => e.message);
-  assert.match(unknown, /Unknown tool: env on server fixture/);
+  // A disabled tool gets the answer a direct call gets (it was 'Unknown tool'); an unknown one, unknown_tool.
+  const disabled = await client.callTool({ name: 'tool_schema', arguments: { server: 'fixture', tool: 'env' } }).then(() => 'found', (e: Error) => e.message);
+  assert.match(disabled, /Tool fixture_agent_env is disabled by mcpServers\.fixture\.disabledTools/);
+  const invoked = await client.callTool({ name: 'tool_invoke', arguments: { server: 'fixture', tool: 'env' } }).then(() => 'found', (e: Error) => e.message);
+  assert.match(invoked, /Tool fixture_agent_env is disabled/);
+  const unknown = await client.callTool({ name: 'tool_schema', arguments: { server: 'fixture', tool: 'nope' } }).then(() => 'found', (e: Error) => e.message);
+  assert.match(unknown, /Unknown tool: nope on server fixture/);
 });
 
 L('e2e lazy :: a change in the tools behind tool_list is told with tools/list_changed, though the three meta-tools stay', async () => {
