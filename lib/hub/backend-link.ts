@@ -6,7 +6,7 @@ import type { BackendToHub, ConnectionFacts, HubToBackend, InputMethod, InputOut
 import type { BackendMethod, CallError, CallOutcome, Inventory } from '../shared/messages/calls.ts';
 import type { CallExtra, InputAnswer, LinkOutcome, BackendLink as RouterLink } from './link-types.ts';
 import { inputError } from './client-input.ts';
-import { relatedTaskOf } from '../shared/related-task.ts';
+import { relatedTaskOf, withRelatedTask } from '../shared/related-task.ts';
 import { Code } from '../shared/errors.ts';
 import { MAX_NESTING, nestsDeeperThan, tooDeepError } from '../shared/nesting.ts';
 
@@ -179,7 +179,9 @@ export class BackendLink implements RouterLink {
     if (!call.extra.onInputRequest) return reply({ ok: false, error: { code: -32601, message: 'Method not found' } });
     let answer: InputAnswer;
     try {
-      answer = await call.extra.onInputRequest(method, params);
+      // A task's question reaches the client marked with the client's id of the task, not the backend's.
+      const shown = task !== undefined && call.extra.relatedTask === task && call.extra.clientTaskId ? withRelatedTask(params, call.extra.clientTaskId) : params;
+      answer = await call.extra.onInputRequest(method, shown);
     } catch (error) {
       answer = { answer: { ok: false, error: inputError(error) } };
     }

@@ -18,6 +18,8 @@ export type CallExtra = {
   onInputRequest?: (method: InputMethod, params: Record<string, unknown>) => Promise<InputAnswer>;
   /** The backend's task this call (a tasks/result) waits for: that task's questions are its own. */
   relatedTask?: string;
+  /** The client's id of relatedTask (the gateway's): that task's questions reach the client marked with it. */
+  clientTaskId?: string;
   /** The least severe log level the caller wants (told to 2026-07-28 backends, whose logging is per request). */
   logLevel?: string;
 };

@@ -10,7 +10,7 @@ import { sanitize } from '../shared/sanitize.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
 import type { Catalog } from './catalog.ts';
 import type { TaskIdCodec, TaskRef } from './task-ids.ts';
-import { RELATED_TASK } from '../shared/related-task.ts';
+import { RELATED_TASK, relatedTaskOf, withRelatedTask } from '../shared/related-task.ts';
 import { createdTask2025, isCreatedTask2026, isTerminal, modernTask, takesTasks, type TaskOwner, type TaskOwners, TASKS_EXTENSION } from './tasks.ts';
 import { qualifyToolResult } from './uri-rewrite.ts';
 
@@ -37,6 +37,9 @@ export type TaskExtra = {
   /** A 2025 client's `params.task`. */
   taskRequest?: Json;
   clientCapabilities?: Json;
+  /** A tasks/result waits for this backend task, known to the client as clientTaskId (link-types.ts). */
+  relatedTask?: string;
+  clientTaskId?: string;
 };
 
 export type TaskTarget<L extends TaskLink> = { backend: BackendState; name: string; link: L };
@@ -149,7 +152,8 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
     if (isModernBackend(target.backend)) return this.extensionTask(method, target, forward, taskId, extra);
     if (extra.modern) return this.modernView(method, target, forward, taskId, extra);
     if (method === 'tasks/update') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-    const result = await this.options.send(target, method, forward, extra);
+    // The task's questions, which come while its tasks/result waits, are this call's: shown with the client's task id.
+    const result = await this.options.send(target, method, forward, { ...extra, relatedTask: target.ref.t, clientTaskId: taskId });
     if (extra.taskOwner && isTerminal(result.status)) this.options.taskOwners.settled(target.ref);
     // The gateway's own mark: the backend's named its task id (and envelope keys are not passed on).
     if (method === 'tasks/result') return { ...qualifyToolResult(target.backend.name, result), _meta: { ...(isPlainObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId } } };
@@ -179,7 +183,8 @@ export class TaskRouter<L extends TaskLink, E extends TaskExtra> {
       // Its question comes with tasks/result, which this era does not have: the gateway takes it
       // and shows it as the extension's inputRequests; tasks/update answers it.
       const question = await this.question(target);
-      if (question && 'parkId' in question) return { ...task, inputRequests: { [inputKey(question.parkId)]: { method: question.method, params: question.params } } };
+      // Marked with the client's id of the task, not the backend's.
+      if (question && 'parkId' in question) return { ...task, inputRequests: { [inputKey(question.parkId)]: { method: question.method, params: relatedTaskOf(question.params) === undefined ? question.params : withRelatedTask(question.params, taskId) } } };
       if (question) return { ...task, status: 'completed', result: qualifyToolResult(name, question.result) };
       return { ...task, status: 'working' };
     }

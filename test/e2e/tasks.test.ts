@@ -197,6 +197,8 @@ T('e2e tasks :: a task that asks for input: a 2025 client is asked on its tasks/
   const created = await legacy.request('tools/call', { name: RESEARCH, arguments: { topic: 'python', ambiguous: true }, task: { ttl: 60_000 } });
   const report = await legacy.request('tasks/result', { taskId: created.task.taskId });
   assert.is(legacy.asked.length, 1, 'the backend\'s question reached the session that waits for the task');
+  // Marked with the client's task id, not the backend's (found by an outside check).
+  assert.is(legacy.asked[0]!._meta?.['io.modelcontextprotocol/related-task']?.taskId, created.task.taskId);
   assert.match(textOf(report), /Clarification/);
   assert.not.match(textOf(report), /elicitation unavailable/);
 
@@ -208,6 +210,7 @@ T('e2e tasks :: a task that asks for input: a 2025 client is asked on its tasks/
   assert.is(waiting.status, 'input_required');
   const [key, question] = Object.entries(waiting.inputRequests as Record<string, any>)[0]!;
   assert.is(question.method, 'elicitation/create');
+  assert.is(question.params._meta?.['io.modelcontextprotocol/related-task']?.taskId, handle.taskId, "the client's task id, not the backend's");
   assert.match(question.params.message, /could have multiple interpretations/);
   const again = await modernRequest('tasks/get', { taskId: handle.taskId });
   assert.equal(Object.keys(again.result.inputRequests ?? {}), [key], 'the same question under the same key while it is outstanding');
