@@ -1,5 +1,6 @@
 // The hub's routes: every request the main thread forwards (all but the health routes) lands
 // here as a web Request and leaves as a Response.
+import { withCatalogueCode } from './catalogue-code.ts';
 import type { McpEndpoints } from './http.ts';
 import type { RestHandlers } from './rest.ts';
 import { Code, errorBody, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
@@ -33,8 +34,8 @@ export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: Re
     const route = mcp ? MCP_ROUTES[path] : undefined;
     if (mcp && route) {
       if (!route.methods.includes(request.method)) return notAllowed(path, request.method, route);
-      if (path === '/mcp') return mcp.mcp(request);
-      return path === '/sse' ? mcp.openSse(request) : mcp.postMessage(request);
+      if (path === '/mcp') return withCatalogueCode(await mcp.mcp(request));
+      return withCatalogueCode(await (path === '/sse' ? mcp.openSse(request) : mcp.postMessage(request)));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD' && (HEALTH_PATH.test(path) || REST_PATH.test(path))) {
       return Response.json(errorBody(Code.method_not_allowed, `Method ${request.method} is not allowed on ${path}; use GET`), {

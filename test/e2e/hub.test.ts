@@ -126,6 +126,13 @@ One('hub :: requests fetch cannot carry (TRACE, two Host headers, an absolute-fo
     assert.is(probe.status, 200, `${target}: ${probe.body}`);
     assert.match(probe.body, /"(status|state)":"(healthy|ready|connected)"/);
   }
+  // Errors the SDK writes itself name their catalogue code too (found by an outside check).
+  const mcpPost = (headers: Record<string, string>, body: string) => fetch(`${svc.base}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', ...headers }, body });
+  const wrongType = await mcpPost({ 'content-type': 'text/plain' }, '{}');
+  assert.equal([wrongType.status, ((await wrongType.json()) as { error: { data: unknown } }).error.data], [415, { code: 'bad_request' }]);
+  const noJson = await mcpPost({ 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, '{not json');
+  const noJsonBody = (await noJson.json()) as { error: { code: number; data: unknown } };
+  assert.equal([noJson.status, noJsonBody.error.data], [400, { code: 'bad_request' }], JSON.stringify(noJsonBody));
   assert.not.ok(svc.logs.some((l) => /^hub worker thread/.test(String(l.msg))), 'the hub did not fail');
   const client = await modern(svc);
   assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'alive' } })).content, [{ type: 'text', text: 'alive' }]);
