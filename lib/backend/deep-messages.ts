@@ -10,7 +10,8 @@ import { MAX_NESTING, nestsDeeperThan, tooDeepError } from '../shared/nesting.ts
 import { REPORT_WINDOW_MS, WindowedCounter } from './windowed-counter.ts';
 
 type Kind = 'answer' | 'request' | 'notification';
-export type DeepMessageLine = { fields: { backend: string; code: typeof Code.too_deep; method?: string; messages?: number }; message: string };
+// No `backend` field: the worker's logger names the backend already (two would make a duplicate JSON key).
+export type DeepMessageLine = { fields: { code: typeof Code.too_deep; method?: string; messages?: number }; message: string };
 
 function kindOf(message: JSONRPCMessage): Kind {
   if ('method' in message) return 'id' in message && message.id !== undefined ? 'request' : 'notification';
@@ -28,12 +29,12 @@ export function refuseDeepMessages(transport: Transport, backend: string, warn: 
   const deliver = transport.onmessage;
   if (!deliver) return;
   const counter = new WindowedCounter((count) =>
-    warn({ fields: { backend, code: Code.too_deep, messages: count }, message: `${count} more message(s) of backend '${backend}' nested more than ${MAX_NESTING} levels deep within ${REPORT_WINDOW_MS / 1000} s: not read` }),
+    warn({ fields: { code: Code.too_deep, messages: count }, message: `${count} more message(s) of backend '${backend}' nested more than ${MAX_NESTING} levels deep within ${REPORT_WINDOW_MS / 1000} s: not read` }),
   );
   transport.onmessage = (message, extra) => {
     if (!nestsDeeperThan(message, MAX_NESTING)) return deliver(message, extra);
     const text = deepMessageText(backend, message);
-    if (counter.take() === 'full') warn({ fields: { backend, code: Code.too_deep, ...('method' in message ? { method: message.method } : {}) }, message: text });
+    if (counter.take() === 'full') warn({ fields: { code: Code.too_deep, ...('method' in message ? { method: message.method } : {}) }, message: text });
     const id = 'id' in message ? message.id : undefined;
     if (id === undefined) return;
     const error = { jsonrpc: '2.0' as const, id, error: tooDeepError(text, backend) };

@@ -106,6 +106,14 @@ export type PlannedEdit = {
   removed: string[];
 };
 
+// The refusal of an edit through a key written twice.
+function writtenTwice(file: string, twice: ReturnType<typeof findDuplicateKeys>[number]): ConfigEditError {
+  return new ConfigEditError(
+    'not_editable',
+    `Cannot edit ${file}: the key ${JSON.stringify(twice.key)} is written twice at ${duplicatePath(twice)} (lines ${twice.first} and ${twice.line}); JSON readers use the last one and ignore the other: remove or rename one of them first`,
+  );
+}
+
 /**
  * The new text of mcp.json after disabling or enabling `tool` of `server` (pure). Throws
  * `ConfigEditError`: unknown server, empty tool name, a file or entry that cannot be edited.
@@ -117,6 +125,10 @@ export function planToolEdit(original: string, server: string, tool: string, act
   const text = original.slice(bom.length);
   const parsed = parseJsonStrict(text, file);
   if (!parsed.ok) throw new ConfigEditError('unreadable', `Cannot edit ${file}: ${formatProblem(parsed.problem)}`);
+  const duplicates = findDuplicateKeys(text);
+  // A section written twice: its first servers are not what the service reads (nor the unknown-server check).
+  const sectionTwice = duplicates.find((d) => d.path.length === 0 && (d.key === 'mcpServers' || d.key === 'mcpTemplates'));
+  if (sectionTwice) throw writtenTwice(file, sectionTwice);
   const rules = findToolRules(parsed.value, server);
   if (!rules) throw new ConfigEditError('unknown_server', unknownServerMessage(parsed.value, server, file));
   const logical = logicalToolName(server, tool);
@@ -131,13 +143,8 @@ export function planToolEdit(original: string, server: string, tool: string, act
   const list = (current ?? []) as string[];
   const at: JSONPath = [rules.section, server, 'disabledTools'];
   // A key written twice on the way to the array: the reader keeps the last, the edit would find the first.
-  const twice = findDuplicateKeys(text).find((d) => [...d.path, d.key].every((segment, i) => segment === at[i]));
-  if (twice) {
-    throw new ConfigEditError(
-      'not_editable',
-      `Cannot edit ${file}: the key ${JSON.stringify(twice.key)} is written twice at ${duplicatePath(twice)} (lines ${twice.first} and ${twice.line}); JSON readers use the last one and ignore the other: remove or rename one of them first`,
-    );
-  }
+  const twice = duplicates.find((d) => [...d.path, d.key].every((segment, i) => segment === at[i]));
+  if (twice) throw writtenTwice(file, twice);
   const options = detectFormatting(text);
 
   let next: string[];

@@ -16,6 +16,7 @@ import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { withFailureFrame } from './failure-frame.ts';
 import { onAnswerEnd } from './answer-end.ts';
+import { plural } from '../shared/plural.ts';
 import { SessionQuota, sessionSlots } from '../shared/session-quota.ts';
 import { LegacySseServerTransport } from './sse-transport.ts';
 import { bodyText, wholeBodyOf } from './whole-body.ts';
@@ -121,7 +122,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     if (quota.take()) return null;
     refused++;
     if (now() - lastRefusalLog >= REFUSAL_LOG_INTERVAL_MS) {
-      log.warn({ code: Code.too_many_sessions, maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${refused} new ones (--max-sessions)`);
+      log.warn({ code: Code.too_many_sessions, maxSessions, refused }, `session limit reached: ${maxSessions} sessions are open; refused ${plural(refused, 'new one')} (--max-sessions)`);
       lastRefusalLog = now();
       refused = 0;
     }

@@ -36,6 +36,7 @@ test('deep messages :: each kind of message nested 1,001 levels, and 1,000', () 
     assert.equal(t.sent, expected.sent, what);
     assert.equal(t.lines.map((l) => l.message), [expected.line], what);
     assert.is(t.lines[0]!.fields.code, 'too_deep', what);
+    assert.not.ok('backend' in t.lines[0]!.fields, 'the worker\'s logger names the backend: no second key');
   }
   // 1,000 levels, the message's own level counted: it passes as it came.
   const t = transport();

@@ -69,6 +69,8 @@ const editCases: [title: string, text: string, message: string | null][] = [
   ],
   ['disabledTools twice', lines('{"mcpServers": {"one": {', '  "disabledTools": ["a"],', '  "disabledTools": ["b"]', '}}}'), 'Cannot edit mcp.json: the key "disabledTools" is written twice at mcpServers.one.disabledTools (lines 2 and 3); JSON readers use the last one and ignore the other: remove or rename one of them first'],
   ['mcpServers twice', lines('{', '"mcpServers": {"one": {}},', '"mcpServers": {"one": {}}', '}'), 'Cannot edit mcp.json: the key "mcpServers" is written twice at mcpServers (lines 2 and 3); JSON readers use the last one and ignore the other: remove or rename one of them first'],
+  // Found by a re-check: the server only in the first of two mcpServers was 'not found' (the check ran before).
+  ['mcpServers twice, the server in the first only', lines('{', '"mcpServers": {"one": {}},', '"mcpServers": {"two": {}}', '}'), 'Cannot edit mcp.json: the key "mcpServers" is written twice at mcpServers (lines 2 and 3); JSON readers use the last one and ignore the other: remove or rename one of them first'],
   ['a duplicate elsewhere does not stop the edit', lines('{"mcpServers": {', '  "one": {"command": "x"},', '  "two": {"args": [], "args": []}', '}}'), null],
 ];
 for (const [title, text, message] of editCases) {
