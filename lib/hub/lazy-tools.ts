@@ -69,7 +69,10 @@ export function toolList(args: Record<string, unknown>, { view, tagsOf }: LazyCo
     .map((t) => ({ qualified: t.name, ...splitQualified(t.name)!, description: t.description ?? null }))
     .filter((t) => (server === undefined || t.server === server) && (!match || match.test(t.name) || match.test(t.qualified)))
     .filter((t) => tag === undefined || (tagsOf(t.server) ?? []).some((x) => x.toLowerCase() === tag));
-  const start = args.cursor === undefined ? 0 : Number(Buffer.from(String(args.cursor), 'base64url').toString());
+  // A cursor is a string this service handed out: a base64url count (a number or '' is none).
+  const cursor = args.cursor === undefined ? undefined : text(args, 'cursor', true)!;
+  const decoded = cursor === undefined ? '0' : Buffer.from(cursor, 'base64url').toString();
+  const start = /^\d+$/.test(decoded) ? Number(decoded) : NaN;
   if (!Number.isInteger(start) || start < 0 || start > all.length) throw badArgument(`Invalid cursor: ${JSON.stringify(args.cursor)}`);
   const page = all.slice(start, start + limit).map((t) => ({ name: t.qualified, server: t.server, tool: t.name, description: t.description }));
   const next = start + limit < all.length ? Buffer.from(String(start + limit)).toString('base64url') : undefined;

@@ -48,6 +48,10 @@ test('lazy tools :: a disabled tool gets tool_disabled as a direct call does; an
   const tagsOf = () => [];
   assert.equal(thrown(() => toolList({ limit: 0 }, { view: v, tagsOf })).data, { code: 'bad_request' });
   assert.equal(thrown(() => toolList({ cursor: 'zzz' }, { view: v, tagsOf })).data, { code: 'bad_request' });
+  // Found by a re-check: a number or an empty string read as the first page.
+  assert.equal(thrown(() => toolList({ cursor: 5 }, { view: v, tagsOf })).data, { code: 'bad_request' });
+  assert.equal(thrown(() => toolList({ cursor: '' }, { view: v, tagsOf })).data, { code: 'bad_request' });
+  assert.is((toolList({ cursor: Buffer.from('0').toString('base64url') }, { view: v, tagsOf }).structuredContent as { total: number }).total, 1, 'a cursor handed out still works');
   assert.equal(thrown(() => findTool({ server: '' }, v)).data, { code: 'bad_request' });
 });
 
