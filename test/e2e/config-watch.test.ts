@@ -2,7 +2,8 @@
 // (a file put back by `mv` or `touch -r`, a `chmod` after "permission denied", mcp.json made a
 // symlink to nothing, a directory, then a file again), and what a reload must refuse clearly
 // (a file nested 100,000 levels deep; keys written twice), in the service and in the CLI.
-// Run as root, the service runs as nobody: root reads a file whatever its mode.
+// Run as root, the service runs without root's right to read any file (setpriv, util-linux): it
+// still reads the checkout and the files it owns, wherever CI put them, and meets "permission denied".
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -13,11 +14,10 @@ const node = process.execPath;
 /** The same size whatever the two-letter tag: a change only the content shows. */
 const config = (tag: string) => ({ mcpServers: { one: { command: node, args: [FIXTURE_SERVER], tags: [tag] } } });
 const text = (tag: string) => JSON.stringify(config(tag), null, 2);
-const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+const prefix = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--'] : undefined;
 
 let svc: Service;
-/** The CLI as the service's user: its control socket refuses another. */
-const cli = (args: string[]) => runCli(args, {}, user);
+const cli = (args: string[]) => runCli(args, {});
 
 async function oneTags(): Promise<string[] | undefined> {
   const health = await svc.get('/health');
@@ -35,7 +35,7 @@ const rejected = (found: RegExp) => (l: LogLine) => typeof l.msg === 'string' &&
 const W = suite('e2e config watch');
 
 W.before(async () => {
-  svc = await startService({ config: config('AA'), args: ['--health-rate-limit', '0', '--health-info-level', 'basic'], ...(user ? { user } : {}) });
+  svc = await startService({ config: config('AA'), args: ['--health-rate-limit', '0', '--health-info-level', 'basic'], ...(prefix ? { prefix } : {}) });
   await hasTag('AA', 'the first load');
 });
 

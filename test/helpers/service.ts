@@ -76,22 +76,23 @@ export type StartOptions = {
   entry?: string;
   /** Use this configuration directory (kept on stop) instead of a fresh one. */
   dir?: string;
-  /** Run the service as this user (and group), given the directory: a test run as root needs another user to meet "permission denied". */
-  user?: { uid: number; gid: number };
+  /** A command the service runs under (it execs node, so the pid is the service's): `setpriv ...` for a root that meets "permission denied". */
+  prefix?: string[];
 };
 
 export async function startService(options: StartOptions = {}): Promise<Service> {
   const dir = options.dir ?? tempDir();
   const keep = options.dir !== undefined;
   const configFile = path.join(dir, 'mcp.json');
-  if (options.user) fs.chownSync(dir, options.user.uid, options.user.gid);
   if (options.configText !== undefined) fs.writeFileSync(configFile, options.configText);
   else if (options.config !== undefined) writeConfig(configFile, options.config);
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...(options.entry ? [options.entry] : [path.join(ROOT, 'bin/agent.ts'), 'serve']), '--port', '0', '--config', configFile, ...(options.args ?? [])],
-    { cwd: ROOT, env: { ...process.env, AGENT_HEALTH_INFO_LEVEL: '', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'], ...options.user },
-  );
+  const argv = ['--import', 'tsx', ...(options.entry ? [options.entry] : [path.join(ROOT, 'bin/agent.ts'), 'serve']), '--port', '0', '--config', configFile, ...(options.args ?? [])];
+  const [command, ...prefixArgs] = options.prefix ?? [];
+  const child = spawn(command ?? process.execPath, command ? [...prefixArgs, process.execPath, ...argv] : argv, {
+    cwd: ROOT,
+    env: { ...process.env, AGENT_HEALTH_INFO_LEVEL: '', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const logs: LogLine[] = [];
   const waiters = new Set<() => void>();
   let buffered = '';
@@ -173,9 +174,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
-export function runCli(args: string[], env: Record<string, string> = {}, user?: { uid: number; gid: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, ...user });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/agent.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
