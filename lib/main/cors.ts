@@ -4,7 +4,15 @@
 // (the session id above all). Requests without an Origin (non-browser clients) get none.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-const ALLOWED_METHODS = 'GET, POST, DELETE';
+// The MCP routes take POST and DELETE too; health and the REST views are read only.
+const MCP_METHODS = 'GET, POST, DELETE';
+const READ_METHODS = 'GET, HEAD';
+const MCP_ROUTE = /^\/(?:mcp|sse|messages)(?:[/?]|$)/;
+
+/** The methods a preflight for `url` is told the route takes. */
+export function allowedMethods(url: string | undefined): string {
+  return MCP_ROUTE.test(url ?? '/') ? MCP_METHODS : READ_METHODS;
+}
 // What a client reads from an answer besides the CORS-safelisted headers.
 const EXPOSED_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, Retry-After, WWW-Authenticate';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
@@ -19,7 +27,7 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, origin: str
     const asked = req.headers['access-control-request-headers'];
     req.resume();
     res.writeHead(204, {
-      'Access-Control-Allow-Methods': ALLOWED_METHODS,
+      'Access-Control-Allow-Methods': allowedMethods(req.url),
       'Access-Control-Allow-Headers': typeof asked === 'string' && asked.trim() ? asked : DEFAULT_ALLOWED_HEADERS,
       'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
       'Content-Length': '0',

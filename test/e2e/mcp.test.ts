@@ -122,6 +122,9 @@ E('e2e mcp :: an admitted browser origin gets CORS: the preflight is answered, a
   assert.is(preflight.status, 204);
   assert.is(preflight.headers['access-control-allow-origin'], inspector);
   assert.is(preflight.headers['access-control-allow-methods'], 'GET, POST, DELETE');
+  // A read-only route is told so (found by an outside check: it was told POST and DELETE too).
+  const readOnly = await raw(svc.port, 'OPTIONS', '/api/v1/servers', { host: own, origin: inspector, 'access-control-request-method': 'GET' });
+  assert.equal([readOnly.status, readOnly.headers['access-control-allow-methods']], [204, 'GET, HEAD']);
   assert.is(preflight.headers['access-control-allow-headers'], 'content-type, mcp-session-id, mcp-protocol-version');
   const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
   const answer = await raw(svc.port, 'POST', '/mcp', { host: own, origin: inspector, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, init);
