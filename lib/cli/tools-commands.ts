@@ -195,7 +195,8 @@ async function edit(target: Target, action: ToolAction, server: string, tool: st
   out += checkNote(server, outcome.tool, check, action);
   const qualified = qualify(server, outcome.tool);
   if (!service) {
-    out += `No service is running for ${location.dir}: the change applies when \`agent serve\` starts.\n`;
+    // Named by where it was looked for: a service of this file with another state directory is not seen here.
+    out += `No service answers for ${location.file} on ${target.socket}: the change applies when \`agent serve\` starts (a service started with another --state-dir picks it up by hot reload).\n`;
   } else if (!serves) {
     out += `Note: the service running for ${location.dir} (pid ${service.pid}) uses ${service.configFile}, not this file; it does not see this change.\n`;
   } else if (outcome.rules.section === 'mcpTemplates') {

@@ -235,7 +235,7 @@ T('e2e tools cli :: without a running service: list is the labelled configured v
 
     const disable = await runCli(['mcp', 'tools', 'disable', 'plain', 'echo', '--config-dir', dir]);
     assert.is(disable.code, 0, disable.stderr);
-    assert.match(disable.stdout, /No service is running for .*: the change applies when `agent serve` starts/);
+    assert.match(disable.stdout, /No service answers for .*mcp\.json on .*agent\.sock: the change applies when `agent serve` starts/);
     assert.match(disable.stdout, /\nNote: 'echo' could not be checked against a live inventory \(no service is running\); it is recorded as given\.\n/);
     const expected = structuredClone(config) as typeof config & { mcpServers: { plain: { disabledTools?: string[] } } };
     expected.mcpServers.plain.disabledTools = ['echo'];
