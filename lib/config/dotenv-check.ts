@@ -1,5 +1,6 @@
 // dotenv.parse() skips lines it cannot read; a Runtime Scope update with such a line is rejected
 // instead (service.md: a malformed `.env` update keeps the last working environment).
+import { plural } from '../shared/plural.ts';
 import type { ConfigProblem } from './errors.ts';
 
 const ASSIGNMENT = /^(\s*(?:export\s+)?)([^=]*?)\s*=(.*)$/;
@@ -8,7 +9,7 @@ const LEAD = /^\s*(?:export\s+)?/;
 
 // What a malformed line holds is never quoted: a private key pasted without quotes is a line of
 // base64 with no "=" (or one whose "=" padding makes the text before it look like a key).
-const characters = (n: number) => `${n} character${n === 1 ? '' : 's'}`;
+const characters = (n: number) => plural(n, 'character');
 
 /** The first character of `key` a KEY cannot have, described without the rest of the key. */
 function badKeyCharacter(key: string): { index: number; found: string } {

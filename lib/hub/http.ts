@@ -42,9 +42,8 @@ export type McpEndpointsOptions = {
   initialLoad?: InitialLoadGate;
   /** Prefix of this hub's session ids (`h<index>-`). */
   sessionPrefix?: string;
-  /** 2025 and SSE sessions the service keeps at most: this hub's quota, shared with the other hubs; or a cap for this hub alone. */
+  /** 2025 and SSE sessions the service keeps at most: this hub's quota, shared with the other hubs (none: no cap). */
   sessions?: SessionQuota;
-  maxSessions?: number;
   /** Largest request body the SDK reads (the main thread enforces the same limit first). */
   maxMessageBytes?: number;
 };
@@ -97,7 +96,7 @@ function once(fn: () => void): () => void {
 
 export function createMcpEndpoints(options: McpEndpointsOptions) {
   const { catalog, router, notifier, log, lazyTools = false, now = Date.now, initialLoad, sessionPrefix = '' } = options;
-  const quota = options.sessions ?? new SessionQuota(sessionSlots(1), 0, options.maxSessions ?? Infinity);
+  const quota = options.sessions ?? new SessionQuota(sessionSlots(1), 0, Infinity);
   const maxSessions = quota.max;
   const maxRequestBodySize = options.maxMessageBytes ?? 16 * 1024 * 1024;
   const streamable = new Map<string, Session>();

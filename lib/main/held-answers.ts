@@ -43,7 +43,7 @@ export function answersToCut(pending: readonly number[], stalled: readonly boole
  * the kernel of the write in flight, which falls as the client reads (the handle's
  * writeQueueSize; Infinity where there is none).
  */
-export type Progress = { pending: number; queued: number; stalledLooks?: number };
+export type Progress = { pending: number; queued: number };
 
 function progressOf(res: ServerResponse): Progress {
   const queued = (res.socket as unknown as { _handle?: { writeQueueSize?: unknown } } | null)?._handle?.writeQueueSize;
@@ -56,8 +56,8 @@ export function isStalled(before: Progress, now: Progress): boolean {
 }
 
 export class HeldAnswers {
-  // Each answer and where it stood at the last look.
-  private readonly held = new Map<ServerResponse, Progress>();
+  // Each answer, where it stood at the last look, and how many looks in a row it has not moved.
+  private readonly held = new Map<ServerResponse, { last: Progress; stalledLooks: number }>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -70,7 +70,7 @@ export class HeldAnswers {
   /** An answer was written to `res`: watched until its socket has taken it all, or it closes. */
   wrote(res: ServerResponse): void {
     if (res.writableLength === 0 || this.held.has(res)) return;
-    this.held.set(res, { pending: Infinity, queued: Infinity, stalledLooks: 0 });
+    this.held.set(res, { last: { pending: Infinity, queued: Infinity }, stalledLooks: 0 });
     const forget = () => this.held.delete(res);
     res.once('finish', forget);
     res.once('close', forget);
@@ -91,14 +91,16 @@ export class HeldAnswers {
       this.timer = null;
       return;
     }
-    const now = answers.map(progressOf);
-    const pending = now.map((p) => p.pending);
-    answers.forEach((res, i) => {
-      const before = this.held.get(res)!;
-      now[i]!.stalledLooks = isStalled(before, now[i]!) ? (before.stalledLooks ?? 0) + 1 : 0;
-      this.held.set(res, now[i]!);
-    });
-    const stalled = now.map((p) => p.stalledLooks! >= this.stalledLooks);
+    const pending: number[] = [];
+    const stalled: boolean[] = [];
+    for (const res of answers) {
+      const entry = this.held.get(res)!;
+      const now = progressOf(res);
+      entry.stalledLooks = isStalled(entry.last, now) ? entry.stalledLooks + 1 : 0;
+      entry.last = now;
+      pending.push(now.pending);
+      stalled.push(entry.stalledLooks >= this.stalledLooks);
+    }
     const held = pending.reduce((sum, bytes) => sum + bytes, 0);
     for (const i of answersToCut(pending, stalled, this.cap)) {
       this.onCut({ bytes: pending[i]!, held });
