@@ -14,6 +14,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyResourceError, qualifyToolResult } from './uri-rewrite.ts';
 import type { TaskIdCodec } from './task-ids.ts';
 import { type TaskExtra, TaskRouter } from './task-router.ts';
@@ -205,7 +206,11 @@ export class Router {
     }
     // What a backend or a worker says leaves over the network: sanitized in full (decisions §4).
     // The backend's own data (an MCP error's) goes as it came; ours names the catalogue code.
-    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), outcome.error.data ?? { code: CALL_FAILURE[outcome.error.kind], backend: name, reason: outcome.error.kind });
+    const code = CALL_FAILURE[outcome.error.kind];
+    // A backend's own data is kept; the catalogue code goes beside it unless it has a `code` of its own.
+    const own = outcome.error.data;
+    const data = own === undefined ? { code, backend: name, reason: outcome.error.kind } : isPlainObject(own) && !('code' in own) ? { ...own, code } : own;
+    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), data);
   }
 
   // A first call, or a retry carrying answers: to the backend's own state, or to a parked question.

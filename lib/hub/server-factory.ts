@@ -1,6 +1,6 @@
 // One low-level MCP Server per client session (legacy), per request (modern HTTP) or per stdio
 // connection. Handlers read the shared catalog and route through the Router; they hold no state.
-import { type CallToolResult, type JSONRPCRequest, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type Result, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type JSONRPCRequest, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type Result, Server, type ServerContext, type Transport } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Catalog, HintedList } from './catalog.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
@@ -10,6 +10,7 @@ import { findTool, isMetaTool, META_TOOLS, toolList, toolSchema } from './lazy-t
 import { badArgument } from './tool-errors.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import { paginate } from './pagination.ts';
+import { withErrorCode } from './catalogue-code.ts';
 import { isPlainObject } from '../shared/plain-object.ts';
 import type { RequestStatePayload } from './request-state.ts';
 import type { RouteExtra, Router } from './router.ts';
@@ -123,6 +124,13 @@ function invalidParams(method: string, error: unknown): ProtocolError | null {
 class GatewayServer extends Server {
   /** A 2025 session's logging/setLevel, by transport session id (the SDK keeps its own privately). */
   readonly logLevels = new Map<string | undefined, string>();
+
+  /** Every error this server sends names its catalogue code, also those the SDK writes itself (catalogue-code.ts). */
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(withErrorCode(message), options);
+    return super.connect(transport);
+  }
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(

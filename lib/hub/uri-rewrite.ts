@@ -50,7 +50,9 @@ export function qualifyReadResult(server: string, result: Record<string, unknown
 export function qualifyResourceError(server: string, backendUri: string, error: unknown): unknown {
   if (!(error instanceof ProtocolError)) return error;
   const data = isObject(error.data) ? error.data : undefined;
-  const onlyUri = data !== undefined && typeof data.uri === 'string' && Object.keys(data).length === 1;
+  // The router adds `code: backend_error` beside a backend's own data: not the backend's.
+  const keys = data === undefined ? [] : Object.keys(data).filter((key) => !(key === 'code' && data.code === Code.backend_error));
+  const onlyUri = data !== undefined && typeof data.uri === 'string' && keys.length === 1;
   const notFound = error.code === ProtocolErrorCode.ResourceNotFound || (error.code === ProtocolErrorCode.InvalidParams && onlyUri);
   if (notFound) {
     const uri = qualify(server, typeof data?.uri === 'string' ? data.uri : backendUri);

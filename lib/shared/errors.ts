@@ -44,6 +44,7 @@ const CATALOGUE = {
   service_stopping: { meaning: 'The service is shutting down (a signal, or in stdio mode the end of stdin past its drain deadline): the request was not completed', rpc: -32603 },
   client_too_slow: { meaning: 'An MCP client stopped reading what it was sent (an answer with more than twice --max-message-bytes waiting, or an SSE stream more than 8 MiB behind): its connection was cut' },
   session_not_found: { meaning: 'The MCP session id is unknown (closed, idle too long, or from before a restart): start a new session', status: 404, rpc: -32001 },
+  unknown_method: { meaning: "No such MCP method, or one the request's protocol era does not have", status: 404, rpc: -32601 },
 
   // Routed MCP requests.
   unknown_tool: { meaning: 'No such tool (an MCP call or `agent mcp tools disable` of a tool the backend does not have)', rpc: -32602 },

@@ -133,6 +133,35 @@ One('hub :: requests fetch cannot carry (TRACE, two Host headers, an absolute-fo
   const noJson = await mcpPost({ 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, '{not json');
   const noJsonBody = (await noJson.json()) as { error: { code: number; data: unknown } };
   assert.equal([noJson.status, noJsonBody.error.data], [400, { code: 'bad_request' }], JSON.stringify(noJsonBody));
+  // An unknown method is no missing session, and data the SDK gives keeps what it says (found by an outside check).
+  const modernPost = (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    mcpPost({ 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...headers }, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }));
+  const unknownMethod = await modernPost('foo/bar', {});
+  const unknownBody = (await unknownMethod.json()) as { error: { code: number; data: unknown } };
+  assert.equal([unknownMethod.status, unknownBody.error.code, unknownBody.error.data], [404, -32601, { code: 'unknown_method' }], JSON.stringify(unknownBody));
+  const noName = await modernPost('tools/call', { name: 'fixture_agent_echo', arguments: { text: 'q' } });
+  const noNameBody = (await noName.json()) as { error: { data: { code?: string; mismatch?: unknown } } };
+  assert.is(noName.status, 400, JSON.stringify(noNameBody));
+  assert.is(noNameBody.error.data.code, 'bad_request', JSON.stringify(noNameBody));
+  assert.ok(noNameBody.error.data.mismatch, 'the SDK’s own data is kept');
+  // In a 2025 session the SDK answers an unknown method inside a 200, and the hub's own errors (a bad cursor) too.
+  const legacyClient = new Client({ name: 'codes', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+  const legacyTransport = new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`));
+  await legacyClient.connect(legacyTransport);
+  const badCursor = await legacyClient.listTools({ cursor: 'MjAw' }).then(
+    () => null,
+    (error: { code?: number; data?: unknown }) => [error.code, error.data],
+  );
+  assert.equal(badCursor, [-32602, { code: 'bad_request' }]);
+  const inSession = await mcpPost(
+    { 'content-type': 'application/json', 'mcp-session-id': legacyTransport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+    JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'foo/bar', params: {} }),
+  );
+  const inSessionText = await inSession.text();
+  const answerLine = inSessionText.split('\n').find((line) => line.startsWith('data: ') && line.includes('"id":9'));
+  const inSessionBody = JSON.parse(answerLine ? answerLine.slice(6) : inSessionText) as { error: { code: number; data: unknown } };
+  assert.equal([inSession.status, inSessionBody.error.code, inSessionBody.error.data], [200, -32601, { code: 'unknown_method' }], inSessionText);
+  await legacyClient.close();
   assert.not.ok(svc.logs.some((l) => /^hub worker thread/.test(String(l.msg))), 'the hub did not fail');
   const client = await modern(svc);
   assert.equal((await client.callTool({ name: 'fixture_agent_echo', arguments: { text: 'alive' } })).content, [{ type: 'text', text: 'alive' }]);

@@ -330,14 +330,17 @@ for (const { name, error, hidden } of failures) {
   });
 }
 
-test("router :: a backend error's own data (a URL elicitation the client must open) passes; its message is still sanitized", async () => {
+test("router :: a backend error's own data (a URL elicitation the client must open) passes, with the catalogue code beside it; its message is still sanitized", async () => {
   const { router, add } = setup();
   const a = add('a');
   const data = { elicitations: [{ mode: 'url', elicitationId: 'e1', url: 'https://auth.example/x', message: 'Sign in' }] };
   a.script.push({ ok: false, error: { kind: 'mcp', code: -32042, message: 'sign in at /home/alice/x first', data } });
   const thrown = await failure(router.getPrompt('a_agent_greet', {}, null, {}));
   assert.is(thrown.code, -32042);
-  assert.equal(thrown.data, data);
+  assert.equal(thrown.data, { ...data, code: 'backend_error' });
+  // A backend's own `code` in its data is kept.
+  a.script.push({ ok: false, error: { kind: 'mcp', code: -32000, message: 'no', data: { code: 'E_QUOTA', left: 0 } } });
+  assert.equal((await failure(router.getPrompt('a_agent_greet', {}, null, {}))).data, { code: 'E_QUOTA', left: 0 });
   assert.is(thrown.message, 'sign in at [PATH] first');
 });
 
