@@ -22,6 +22,7 @@ import { callErrorOf, callTimedOut, failureFields, notConnected } from './call-e
 import { newBackendClient, remoteTransport } from './backend-client.ts';
 import { isUnreachable } from './unreachable.ts';
 import { readInventory } from './read-inventory.ts';
+import { maskDeep } from './secret-events.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
 
 type Emit = (event: RunnerEvent) => void;
@@ -89,12 +90,14 @@ export class BackendRunner {
     private readonly options: RunnerOptions,
   ) {
     const secrets = secretValuesOf(spec);
+    this.secrets = secrets;
     this.mask = (text, cut = false) => maskSecretValues(text, secrets, cut);
     this.stderr = new BackendStderr(spec, log, options.stderrLimits ?? { ...DEFAULT_STDERR_LIMITS }, secrets.length ? this.mask : null);
     this.subscriptions = new ResourceSubscriptions(spec, log);
     this.failures = new CallFailureLog(({ level, fields, message }) => this.log[level](fields, message), (text) => this.mask(text));
   }
 
+  private readonly secrets: readonly string[];
   /** Masks the server's configured secrets (secret-values.ts) in what it wrote, before anything cuts or folds it (`cut`: the text was cut, it may end in a secret's start). */
   private readonly mask: (text: string, cut?: boolean) => string;
 
@@ -314,8 +317,11 @@ export class BackendRunner {
     return notConnected(this.spec.name);
   }
 
+  /** A failed call's error for its client: the backend's words and data with its server's configured secrets masked (decisions §4). */
   private callError(error: unknown, cancelled: boolean): CallError {
-    return callErrorOf(this.spec.name, this.spec.requestTimeout, error, cancelled);
+    const failure = callErrorOf(this.spec.name, this.spec.requestTimeout, error, cancelled);
+    if (this.secrets.length === 0) return failure;
+    return { ...failure, message: this.mask(failure.message), ...(failure.data !== undefined ? { data: maskDeep(failure.data, this.secrets) } : {}) };
   }
 
   /**

@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { FIXTURE_SERVER, runCli, startService } from '../helpers/service.ts';
 
 const SECRET = 'supersecret-e2e-4711';
@@ -90,6 +91,29 @@ test("secrets :: a remote URL's user:password@ is masked when the backend echoes
     await svc.stop();
     echo.closeAllConnections();
     await new Promise((resolve) => echo.close(resolve));
+  }
+});
+
+test('secrets :: a configured secret in a backend’s MCP error reaches no client, in its message or its data', async () => {
+  const key = 'plainkeyvalue-90210';
+  const svc = await startService({ config: { mcpServers: { keyed: { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_API_KEY: key } } } } });
+  try {
+    await svc.waitFor(async () => (await svc.get('/health/mcp/keyed')).status === 200, 'keyed connected');
+    for (const mode of ['auto', 'legacy'] as const) {
+      const client = new Client({ name: 'secrets', version: '1.0.0' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`)));
+      const error = await client.readResource({ uri: 'keyed_agent_fixture://fail' }).then(
+        () => null,
+        (e: { message: string; data?: unknown }) => e,
+      );
+      await client.close();
+      assert.ok(error, mode);
+      assert.match(error!.message, 'auth failed for key [REDACTED]', mode);
+      assert.not.ok(JSON.stringify([error!.message, error!.data]).includes(key), `${mode}: ${JSON.stringify(error)}`);
+      assert.equal(error!.data, { tried: ['[REDACTED]'], code: 'backend_error' }, mode);
+    }
+  } finally {
+    await svc.stop();
   }
 });
 
