@@ -3,8 +3,8 @@ import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import type { ExitInfo } from '../shared/messages/state-events.ts';
 import type { StdioSpec } from '../config/types.ts';
-import { groupAlive, groupGone, killSeen, killTree } from './process-tree.ts';
-import { descendantsOf } from '../shared/proc-stat.ts';
+import { groupAlive, groupGone, killTree } from './process-tree.ts';
+import { descendantsOf, killSeen } from '../shared/proc-stat.ts';
 import { signalGroup } from '../shared/process-group.ts';
 
 // How long a stop waits for the rest of a killed group (a wrapper's grandchildren) to be gone.

@@ -2,8 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import treeKill from 'tree-kill';
 import { signalGroup } from '../shared/process-group.ts';
-import { eachProcStat, isRunning, type ProcStat } from '../shared/proc-stat.ts';
-import { procStartTime } from '../shared/child-records.ts';
+import { eachProcStat, isRunning } from '../shared/proc-stat.ts';
 
 const treeKillAsync = promisify(treeKill) as (pid: number, signal: string) => Promise<void>;
 
@@ -21,18 +20,6 @@ export function groupAlive(pgid: number): boolean {
   if (process.platform !== 'linux') return signalGroup(pgid, 0);
   for (const stat of eachProcStat()) if (stat.pgrp === pgid && isRunning(stat)) return true;
   return false;
-}
-
-/** SIGKILLs each process that still runs as it was seen (same pid, same start time: a pid reused meanwhile is not taken for it). */
-export function killSeen(processes: Pick<ProcStat, 'pid' | 'startTime'>[]): void {
-  for (const { pid, startTime } of processes) {
-    if (procStartTime(pid) !== startTime) continue;
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone meanwhile */
-    }
-  }
 }
 
 /** Resolves true once no process of the group runs, false if some still does after `timeoutMs`. */

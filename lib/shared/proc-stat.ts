@@ -43,20 +43,40 @@ export function descendantsOf(pid: number): ProcStat[] {
 
 /** The processes descended from any of `pids`, as descendantsOf finds them, from one walk of /proc. */
 export function descendantsOfAll(pids: readonly number[]): ProcStat[] {
-  if (pids.length === 0) return [];
+  return [...descendantsByRoot(pids).values()].flat();
+}
+
+/** For each of `pids`, the processes descended from it, as descendantsOf finds them, from one walk of /proc. */
+export function descendantsByRoot(pids: readonly number[]): Map<number, ProcStat[]> {
+  const byRoot = new Map<number, ProcStat[]>(pids.map((pid) => [pid, []]));
+  if (pids.length === 0) return byRoot;
   const children = new Map<number, ProcStat[]>();
   for (const stat of eachProcStat()) {
     const siblings = children.get(stat.ppid) ?? [];
     siblings.push(stat);
     children.set(stat.ppid, siblings);
   }
-  const found: ProcStat[] = [];
-  const queue = [...pids];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    for (const child of children.get(next) ?? []) {
-      found.push(child);
-      queue.push(child.pid);
+  for (const [root, found] of byRoot) {
+    const queue = [root];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      for (const child of children.get(next) ?? []) {
+        found.push(child);
+        queue.push(child.pid);
+      }
     }
   }
-  return found;
+  return byRoot;
+}
+
+/** SIGKILLs each process that still runs as it was seen (same pid, same start time: a pid reused meanwhile is not taken for it). */
+export function killSeen(processes: readonly Pick<ProcStat, 'pid' | 'startTime'>[]): void {
+  for (const { pid, startTime } of processes) {
+    const now = readProcStat(pid);
+    if (!now || !isRunning(now) || now.startTime !== startTime) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }

@@ -11,10 +11,13 @@ import { poll, ROOT, runCli, type Service, startService, tempDir, writeConfig } 
 
 const IGNORES_EOF = path.join(ROOT, 'test/fixtures/backends/ignores-stdin-eof.mjs');
 
-test('orphans :: the next service ends the backends a SIGKILLed one left behind', async () => {
+test('orphans :: the next service ends the backends a SIGKILLed one left behind, and what they started in a session of their own', async () => {
   const dir = tempDir();
   const marker = `orphan-${randomUUID()}`;
-  const config = { mcpServers: { stubborn: { command: process.execPath, args: [IGNORES_EOF, marker] } } };
+  // The backend starts a process in a session of its own first (setsid): no signal to its group reaches it (found by an outside check).
+  const outsider = `outsider-${randomUUID()}`;
+  const script = `setsid ${process.execPath} -e 'setInterval(() => {}, 1000)' ${outsider} & exec ${process.execPath} ${IGNORES_EOF} ${marker}`;
+  const config = { mcpServers: { stubborn: { command: 'sh', args: ['-c', script] } } };
   try {
     const first = await startService({ dir, config, args: ['--health-rate-limit', '0'] });
     await poll(async () => (await first.get('/health/mcp/stubborn')).status === 200, 'stubborn connected', 20_000);
@@ -24,21 +27,26 @@ test('orphans :: the next service ends the backends a SIGKILLed one left behind'
     await first.stop('SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(isAlive(orphan!.pid), 'SIGKILL left the backend running (it ignores stdin EOF)');
+    const [away] = processesWith(outsider);
+    assert.ok(away && isAlive(away.pid), 'and the process it started in its own session');
 
     const second = await startService({ dir, config, args: ['--health-rate-limit', '0'] });
     try {
       const line = await second.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith("ended the process group of backend 'stubborn'"));
       assert.is(line.pid, orphan!.pid);
       assert.is(line.deadService, first.child.pid);
+      assert.equal(line.outsideGroup, [away!.pid]);
       await poll(async () => !isAlive(orphan!.pid), 'the orphan gone');
+      await poll(async () => !isAlive(away!.pid), 'the process in its own session gone');
       await poll(async () => (await second.get('/health/mcp/stubborn')).status === 200, 'its successor connected', 20_000);
       assert.is(processesWith(marker).length, 1, 'only the new service\'s backend runs');
     } finally {
       await second.stop();
     }
     assert.equal(processesWith(marker), []);
+    assert.equal(processesWith(outsider), [], 'a clean stop ends it too');
   } finally {
-    for (const { pid } of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    for (const { pid } of [...processesWith(marker), ...processesWith(outsider)]) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
