@@ -4,6 +4,7 @@ import { withCatalogueCode } from './catalogue-code.ts';
 import type { McpEndpoints } from './http.ts';
 import type { RestHandlers } from './rest.ts';
 import { Code, errorBody, httpStatus, jsonRpcErrorBody, Messages } from '../shared/errors.ts';
+import { HEALTH_PATH, notAllowedMessage } from '../shared/health-path.ts';
 
 export type HubApp = (request: Request) => Promise<Response>;
 
@@ -16,9 +17,8 @@ const MCP_ROUTES: Record<string, { methods: string[]; use: string }> = {
   '/messages': { methods: ['POST'], use: 'POST (a legacy SSE session\'s messages)' },
 };
 
-// Routes that take GET only. The health routes are the main thread's (case-insensitive, as its router
-// matches them), but another method on them is forwarded here; a REST view exists for GET alone.
-const HEALTH_PATH = /^\/health(?:\/live|\/ready|\/mcp(?:\/[^/]+)?)?\/?$/i;
+// Routes that take GET and HEAD only. The health routes are the main thread's, which answers
+// another method on them itself but OPTIONS (a CORS preflight); a REST view exists for GET alone.
 const REST_PATH = /^\/api\/v1\/(?:servers|tools|resources|prompts|tools\/[^/]+\/[^/]+)$/;
 
 function notAllowed(path: string, method: string, route: { methods: string[]; use: string }): Response {
@@ -38,7 +38,7 @@ export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: Re
       return withCatalogueCode(await (path === '/sse' ? mcp.openSse(request) : mcp.postMessage(request)));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD' && (HEALTH_PATH.test(path) || REST_PATH.test(path))) {
-      return Response.json(errorBody(Code.method_not_allowed, `Method ${request.method} is not allowed on ${path}; use GET`), {
+      return Response.json(errorBody(Code.method_not_allowed, notAllowedMessage(request.method, path)), {
         status: httpStatus(Code.method_not_allowed),
         headers: { allow: 'GET, HEAD' },
       });

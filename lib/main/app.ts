@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
 import { Code, errorBody, httpStatus } from '../shared/errors.ts';
 import { createHealthHandlers, type HealthRouteDeps } from './health/routes.ts';
+import { HEALTH_PATH } from '../shared/health-path.ts';
 import { writeJson } from './json-answer.ts';
 import type { OriginGuard } from './origin-guard.ts';
 import { applyCors } from './cors.ts';
@@ -66,11 +67,15 @@ export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | nu
     handler(req: IncomingMessage, res: ServerResponse): void {
       // An absolute-form target (`GET http://host/health`, as a proxy sends it) is routed by its path, as the hub does.
       if (req.url !== undefined && req.url.charCodeAt(0) !== 47) req.url = originForm(req.url);
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const path = query < 0 ? url : url.slice(0, query);
       if (req.method === 'GET') {
-        const url = req.url ?? '/';
-        const query = url.indexOf('?');
-        const probe = exact.get(query < 0 ? url : url.slice(0, query));
+        const probe = exact.get(path);
         if (probe) return probe(req, res);
+      } else if (req.method !== 'HEAD' && req.method !== 'OPTIONS' && HEALTH_PATH.test(path)) {
+        // A health route's answer, headers and quota included; a preflight (OPTIONS) goes the CORS way.
+        return handlers.notAllowed(req, res);
       }
       routed(req, res);
     },

@@ -48,7 +48,7 @@ test('hub app :: the REST views, GET only; one tool with its names decoded', asy
   assert.equal(await call(app, 'GET', '/'), NO_ROUTE);
 });
 
-test('hub app :: another method on a REST view or a health route (forwarded by the main thread) is 405, GET named', async () => {
+test('hub app :: another method on a REST view or a health route (the main thread answers those but OPTIONS) is 405, GET and HEAD named', async () => {
   const app = createHubApp({ mcp, rest });
   for (const [method, path] of [
     ['POST', '/api/v1/servers'],
@@ -61,7 +61,7 @@ test('hub app :: another method on a REST view or a health route (forwarded by t
     const response = await app(new Request(`http://localhost${path}`, { method }));
     assert.is(response.status, 405, `${method} ${path}`);
     assert.is(response.headers.get('allow'), 'GET, HEAD', `${method} ${path}`);
-    assert.equal(await response.json(), { error: 'method_not_allowed', message: `Method ${method} is not allowed on ${path}; use GET` });
+    assert.equal(await response.json(), { error: 'method_not_allowed', message: `Method ${method} is not allowed on ${path}; use GET or HEAD` });
   }
   assert.equal(await call(app, 'POST', '/health/other'), NO_ROUTE, 'a path that is no health route stays 404');
   assert.equal(await call(app, 'POST', '/api/v1/servers/x'), NO_ROUTE);

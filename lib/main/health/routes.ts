@@ -13,7 +13,8 @@ import {
   type HealthReport,
   type ProcessFacts,
 } from './report.ts';
-import { Code, httpStatus } from '../../shared/errors.ts';
+import { Code, errorBody, httpStatus } from '../../shared/errors.ts';
+import { notAllowedMessage } from '../../shared/health-path.ts';
 import { sanitize } from '../../shared/sanitize.ts';
 
 export type HealthRouteDeps = {
@@ -131,5 +132,12 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
     return prepare(report.httpStatus, report.body);
   });
 
-  return { health, live, ready, mcp, mcpServer };
+  // Another method than GET or HEAD: a health answer all the same (its headers, the quota), 405.
+  const notAllowed = limited((req) => {
+    req.resume();
+    const path = (req.url ?? '/').split('?')[0]!;
+    return prepare(httpStatus(Code.method_not_allowed), errorBody(Code.method_not_allowed, notAllowedMessage(req.method ?? '', path)), { Allow: 'GET, HEAD' });
+  });
+
+  return { health, live, ready, mcp, mcpServer, notAllowed };
 }

@@ -312,6 +312,30 @@ test('routes :: /health/live alone can exhaust the quota of /health', async () =
   assert.is(r.headers.get('x-health-status'), null, 'a rate-limited reply carries no health verdict');
 });
 
+test('routes :: another method on a health route is a health answer: 405 with its headers, counted in the quota; OPTIONS is not (CORS)', async () => {
+  const base = await start({ rate: { limit: 3, windowSeconds: 60 } });
+  const cases: [string, string][] = [
+    ['POST', '/health'],
+    ['PUT', '/Health/Ready/'],
+    ['DELETE', '/health/mcp/some%20server?x=1'],
+  ];
+  for (const [i, [method, path]] of cases.entries()) {
+    const r = await get(base, path, method);
+    assert.is(r.status, 405, `${method} ${path}`);
+    assert.is(r.headers.get('allow'), 'GET, HEAD');
+    assertJsonNoCache(r);
+    assertRateHeaders(r, { policy: '3;w=60', limit: '3', remaining: String(2 - i) });
+    assert.equal(r.body, { error: 'method_not_allowed', message: `Method ${method} is not allowed on ${path.split('?')[0]}; use GET or HEAD` });
+    assert.is(r.headers.get('x-forwarded-to'), null, 'answered by the main thread');
+  }
+  const preflight = await fetch(`${base}/health`, { method: 'OPTIONS' });
+  assert.is(preflight.headers.get('x-forwarded-to'), 'hub', 'a preflight goes the CORS way');
+  await preflight.arrayBuffer();
+  assertRateLimited(await get(base, '/health', 'POST'));
+  assertRateLimited(await get(base, '/health'));
+  assert.is((await get(base, '/health/other', 'POST')).headers.get('x-forwarded-to'), 'hub', 'no health route: forwarded');
+});
+
 test('routes :: limit 0 disables the quota and its headers', async () => {
   const base = await start({ rate: { limit: 0 } });
   for (let i = 0; i < 10; i++) {
@@ -432,10 +456,8 @@ const notFoundCases: Array<[method: string, path: string]> = [
   ['GET', '/healthz'],
   ['GET', '/health/nope'],
   ['GET', '/health/live/extra'],
-  ['POST', '/health'],
   ['GET', '/health/mcp/a/extra'],
-  ['POST', '/health/mcp'],
-  ['POST', '/health/mcp/a'],
+  ['POST', '/health/live/extra'],
 ];
 
 for (const [method, path] of notFoundCases) {
