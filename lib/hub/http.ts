@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createMcpHandler, isLegacyRequest, type Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Catalog, ListDigests } from './catalog.ts';
-import { Code, type ErrorCode, errorBody, httpStatus, jsonRpcErrorBody } from '../shared/errors.ts';
+import { Code, type ErrorCode, errorBody, httpStatus, jsonRpcErrorBody, rpcCode } from '../shared/errors.ts';
 import { type BackendFilter, filterFromQuery, TagFilterError } from '../shared/tag-filter.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ChangeNotifier } from './notifier.ts';
@@ -30,6 +30,8 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 // `seen`: what the session's client last saw of each list (at its initialize, or when last told of a
 // change); a list it sees through its tag filter is told of only when it differs.
 // `open`: its answers and streams still being written (a call under way, a GET or SSE stream): never idle while above 0.
+const SESSION_DELETED = 'The session was ended (DELETE) while this request was in flight: the backend was told to cancel it; whether it took effect is unknown';
+
 type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number; open: number; filter: BackendFilter; seen: ListDigests };
 
 export type McpEndpointsOptions = {
@@ -158,6 +160,8 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
       sessionIdGenerator: () => `${sessionPrefix}${randomUUID()}`,
       // What it has seen is taken as it joins the sessions told of changes: none falls in between.
       onsessioninitialized: (sessionId) => void streamable.set(sessionId, { server, transport, lastActivity: now(), open: 0, filter, seen: catalog.listDigests(filter) }),
+      // A DELETE the SDK accepted, before it closes the session: its calls in flight get an answer.
+      onsessionclosed: () => server.answerInFlight({ code: rpcCode(Code.call_cancelled), message: SESSION_DELETED, data: { code: Code.call_cancelled } }),
     });
     transport.onclose = () => {
       if (transport.sessionId) streamable.delete(transport.sessionId);

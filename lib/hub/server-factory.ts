@@ -121,9 +121,22 @@ function invalidParams(method: string, error: unknown): ProtocolError | null {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}: ${said}`);
 }
 
-class GatewayServer extends Server {
+export class GatewayServer extends Server {
   /** A 2025 session's logging/setLevel, by transport session id (the SDK keeps its own privately). */
   readonly logLevels = new Map<string | undefined, string>();
+
+  /** Ids of the requests whose handlers run: what a DELETE of the session answers (answerInFlight). */
+  private readonly running = new Set<string | number>();
+
+  /**
+   * Answers every request still running with `error` (a 2025 session ended by DELETE): the SDK
+   * does not answer a request it aborts, so a client's pending call would never settle.
+   */
+  async answerInFlight(error: { code: number; message: string; data: Record<string, unknown> }): Promise<void> {
+    const transport = this.transport;
+    if (!transport) return;
+    for (const id of [...this.running]) await transport.send({ jsonrpc: '2.0', id, error }, { relatedRequestId: id }).catch(() => undefined);
+  }
 
   /** Every error this server sends names its catalogue code, also those the SDK writes itself (catalogue-code.ts). */
   override async connect(transport: Transport): Promise<void> {
@@ -154,11 +167,14 @@ class GatewayServer extends Server {
           }
         : wrapped;
     return async (request, ctx) => {
+      this.running.add(request.id);
       try {
         return await checked(request, ctx);
       } catch (error) {
         if (error instanceof TaskAnswer) return error.result;
         throw invalidParams(method, error) ?? error;
+      } finally {
+        this.running.delete(request.id);
       }
     };
   }
@@ -182,7 +198,7 @@ export type GatewayServerOptions = {
   everyList?: boolean;
 };
 
-export function createGatewayServer({ catalog, router, filter, lazyTools = false, everyList = false }: GatewayServerOptions): Server {
+export function createGatewayServer({ catalog, router, filter, lazyTools = false, everyList = false }: GatewayServerOptions): GatewayServer {
   const view = () => catalog.view(filter);
   const { instructions, capabilities: offered } = view();
   // The backends' union, fixed for a 2025 session at its initialize (a 2026-07-28 request gets a

@@ -196,6 +196,29 @@ E('e2e mcp :: a 2025 client (v1 SDK) works and pages through a small page size t
   await client.close();
 });
 
+E('e2e mcp :: a 2025 session DELETEd with a call in flight: the call is answered call_cancelled, the backend told to cancel (found by an outside check)', async () => {
+  const { client, connect } = v2(new URL(`${svc.base}/mcp`), 'legacy');
+  await connect();
+  const transport = client.transport as StreamableHTTPClientTransport;
+  const logsBefore = svc.logs.length;
+  let running = () => {};
+  const started = new Promise<void>((resolve) => (running = resolve));
+  const call = client.callTool({ name: 'fixture_agent_slow', arguments: { steps: 40, delayMs: 250 } }, { onprogress: () => running() }).then(
+    () => 'answered',
+    (error: { code?: number; message?: string; data?: unknown }) => error,
+  );
+  await started; // the backend runs the call
+  await transport.terminateSession();
+  const settled = await Promise.race([call, new Promise((r) => setTimeout(() => r('still pending after 10 s'), 10_000))]);
+  assert.type(settled, 'object', String(settled));
+  const error = settled as { code?: number; message?: string; data?: unknown };
+  assert.is(error.code, -32603);
+  assert.equal(error.data, { code: 'call_cancelled' });
+  assert.match(String(error.message), /The session was ended \(DELETE\) while this request was in flight/);
+  await svc.waitForLog((l) => svc.logs.indexOf(l) >= logsBefore && typeof l.msg === 'string' && l.msg.includes('slow call cancelled'));
+  await client.close();
+});
+
 E('e2e mcp :: a method /mcp does not serve gets 405, a /messages post without its session 400', async () => {
   for (const method of ['PUT', 'PATCH', 'HEAD'] as const) {
     const res = await fetch(`${svc.base}/mcp`, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, ...(method === 'HEAD' ? {} : { body: '{}' }) });
