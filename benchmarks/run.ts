@@ -176,7 +176,10 @@ export type Round = {
   bareChurn: BareChurn;
   /** With, from issue 14, /health probed during the start-up and after it, and `agent mcp status` timed. */
   scale: AgentScenario & Pick<ScaleRun, 'startup' | 'after' | 'status' | 'rssSettledMB'>;
+  /** The plain script: a legacy initialize of each backend (the yardstick of the ready target). */
   plain: { readyMs: number; connectMs: number; count: number };
+  /** The plain script with the service's handshake (auto negotiation, then the lists). */
+  plainService?: { readyMs: number; connectMs: number; count: number };
   /** `largeBackends` healthy backends, and the plain script with as many. */
   large: ScaleRun;
   flood: {
@@ -358,7 +361,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         after: scaleRun.after,
         status: scaleRun.status,
       };
-      const plain = scaleRun.plain;
+      const { plain, plainService } = scaleRun;
 
       // large: as scale, with many more backends (the same as scale with --quick).
       // 200 backends may take minutes on 2 cores: 1.5 s per backend at most.
@@ -418,7 +421,7 @@ export async function runBench(partial: Partial<BenchOptions> & { quick?: boolea
         if (profile.forbiddenFrames.length) log(`  main-thread profile: ${profile.forbiddenFrames.map((f) => `${f.frame} (${f.category})`).join(', ')}`);
       }
 
-      rounds.push({ round: r, loadAverage: { start: round(roundLoadStart, 2), end: round(os.loadavg()[0]!, 2) }, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale: scaleScenario, plain, large, flood: { captured, devNull }, traffic: trafficRun, profile, overhead: overheadRun, sweep });
+      rounds.push({ round: r, loadAverage: { start: round(roundLoadStart, 2), end: round(os.loadavg()[0]!, 2) }, empty, idle, direct, bare, churn, bareChurn: bareChurnRun, scale: scaleScenario, plain, plainService, large, flood: { captured, devNull }, traffic: trafficRun, profile, overhead: overheadRun, sweep });
     }
   } finally {
     // Nothing this run started may survive it, failed or not.
@@ -603,12 +606,14 @@ export function formatTable(result: Pick<BenchResult, 'rounds' | 'targets'>): st
   row('churn: flooders captured MB/s', (r) => r.churn.flooders.map((f) => f.mbps));
   row('RSS MB: 0 / idle / scale backends', (r) => [r.empty.rssMB, r.idle.rssMB, r.scale.rssMB]);
   row('RSS MB settled: 0 / scale backends / per backend', (r) => [r.empty.settledRssMB, r.scale.rssSettledMB, (r.scale.rssSettledMB - r.empty.settledRssMB) / r.scale.backends]);
-  row('plain script: scale backends ready ms', (r) => [r.plain.readyMs]);
+  row("plain script: scale backends ready ms, initialize / the service's handshake", (r) => [r.plain.readyMs, r.plainService?.readyMs ?? Number.NaN]);
+  row("scale: ready ÷ plain script with the service's handshake", (r) => [r.scale.readyMs / (r.plainService?.readyMs ?? Number.NaN)]);
   // issue 14
   row('scale: /health at 200/s during start-up p50 / p99 / max ms', (r) => fix(r.scale.startup));
   row('scale: /health at 200/s after start-up p50 / p99 / max ms', (r) => fix(r.scale.after));
   row('scale: `agent mcp status` ms (p50 / max)', (r) => [r.scale.status.p50, r.scale.status.max]);
   row('large: backends / ready ms / plain script ms / ready ÷ plain', (r) => [r.large.backends, r.large.readyMs, r.large.plain.readyMs, r.large.readyMs / r.large.plain.readyMs]);
+  row("large: plain script with the service's handshake ms / ready ÷ that", (r) => [r.large.plainService.readyMs, r.large.readyMs / r.large.plainService.readyMs]);
   row('large: RSS MB / RSS per backend MB', (r) => [r.large.rssMB, (r.large.rssMB - r.empty.rssMB) / r.large.backends]);
   row('large settled: RSS MB / RSS per backend MB', (r) => [r.large.rssSettledMB, (r.large.rssSettledMB - r.empty.settledRssMB) / r.large.backends]);
   row('large: /health during start-up p50 / p99 / max ms', (r) => fix(r.large.startup));

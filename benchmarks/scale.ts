@@ -3,7 +3,8 @@
 // concurrency asked for, each followed by the plain script with the same backends.
 //
 //   node --import tsx benchmarks/scale.ts [--backends 50] [--concurrency 2[,4,...]] [--rounds 1]
-//                                          [--rate 200] [--after 5] [--settled 60] [--source] [--no-write] [-- <serve flags>]
+//                                          [--rate 200] [--after 5] [--settled 60] [--protocol auto|legacy|2026-07-28]
+//                                          [--source] [--no-write] [-- <serve flags>]
 //
 // `--concurrency` values go to `agent serve --worker-start-concurrency` (0 = no limit; `default`
 // = the flag left out). Prints one row per run with the 1-minute load average and writes
@@ -33,6 +34,8 @@ export type ScaleBenchOptions = {
   statusRuns: number;
   /** RSS read again this long after ready, once the service has settled (`--settled`), s. */
   settledSeconds: number;
+  /** The backends' protocolVersion (`--protocol`; absent: the service's default). */
+  protocol?: 'auto' | 'legacy' | '2026-07-28';
   log: (line: string) => void;
 };
 
@@ -77,7 +80,7 @@ export async function runScaleBench(o: ScaleBenchOptions): Promise<{ rows: Scale
         const serveArgs = [...o.serveArgs, ...(c === 'default' ? [] : ['--worker-start-concurrency', String(c)])];
         const run = await scale(
           ctx,
-          { backends: o.backends, entry: o.entry, rate: o.rate, afterSeconds: o.afterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns, settledSeconds: o.settledSeconds, serveArgs },
+          { backends: o.backends, ...(o.protocol ? { protocol: o.protocol } : {}), entry: o.entry, rate: o.rate, afterSeconds: o.afterSeconds, settleMs: o.settleMs, readyTimeoutMs: o.readyTimeoutMs, statusRuns: o.statusRuns, settledSeconds: o.settledSeconds, serveArgs },
           `round ${r}: ${o.backends} backends, start concurrency ${c}`,
           stops,
         );
@@ -102,6 +105,8 @@ export function scaleTable(rows: ScaleRow[]): Record<string, unknown>[] {
     'ready ms': Math.round(r.readyMs),
     'plain ms': Math.round(r.plain.readyMs),
     '÷ plain': round(r.readyMs / r.plain.readyMs, 2),
+    "plain service's handshake ms": Math.round(r.plainService.readyMs),
+    '÷ that': round(r.readyMs / r.plainService.readyMs, 2),
     'RSS 0 MB': round(r.emptyRssMB, 1),
     'RSS MB': round(r.rssMB, 1),
     'MB/backend': round((r.rssMB - r.emptyRssMB) / r.backends, 2),
@@ -115,6 +120,13 @@ export function scaleTable(rows: ScaleRow[]): Record<string, unknown>[] {
   }));
 }
 
+function protocolOption(value: string | undefined): { protocol?: ScaleBenchOptions['protocol'] } {
+  if (value === undefined) return {};
+  if (value === 'auto' || value === 'legacy' || value === '2026-07-28') return { protocol: value };
+  process.stderr.write(`--protocol: expected auto, legacy or 2026-07-28, got ${JSON.stringify(value)}\n`);
+  process.exit(2);
+}
+
 function argValue(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i === -1 ? undefined : argv[i + 1];
@@ -126,9 +138,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const serveArgs = dash === -1 ? [] : process.argv.slice(dash + 1);
   checkArgs(
     {
-      usage: 'node --import tsx benchmarks/scale.ts [--backends 50] [--concurrency 2[,4,...]] [--rounds 1] [--rate 200] [--after 5] [--settled 60] [--source] [--no-write] [-- <serve flags>]',
+      usage: 'node --import tsx benchmarks/scale.ts [--backends 50] [--concurrency 2[,4,...]] [--rounds 1] [--rate 200] [--after 5] [--settled 60] [--protocol auto|legacy|2026-07-28] [--source] [--no-write] [-- <serve flags>]',
       flags: ['--source', '--no-write'],
-      options: ['--backends', '--concurrency', '--rounds', '--rate', '--after', '--settled'],
+      options: ['--backends', '--concurrency', '--rounds', '--rate', '--after', '--settled', '--protocol'],
     },
     argv,
   );
@@ -145,6 +157,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     readyTimeoutMs: 600_000,
     statusRuns: 3,
     settledSeconds: Number(argValue(argv, '--settled') ?? 60),
+    ...protocolOption(argValue(argv, '--protocol')),
     log: (line) => process.stderr.write(`${line}\n`),
   };
   const loadStart = os.loadavg();

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazySchemas } from './lazy-schemas.mjs';
+import { sdkShims } from './sdk-shims-plugin.mjs';
 import { newestWorkerSource } from '../lib/shared/worker-entry.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -47,14 +48,6 @@ const hubs = await build({
   // CommonJS dependencies inside an ES module bundle still call require().
   banner: { js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);" },
 });
-
-// The SDK client's validator shim: ajv only when an output schema is used (sdk-shims.ts).
-const sdkShims = {
-  name: 'sdk-shims',
-  setup(b) {
-    b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../lib/backend/bundle/sdk-shims.ts', import.meta.url)) }));
-  },
-};
 
 const backend = await build({
   ...common,

@@ -26,6 +26,8 @@ export type ScaleOptions = {
   /** RSS read again this long after every backend was healthy, once the service has settled, s. */
   settledSeconds: number;
   serveArgs?: string[];
+  /** The backends' `protocolVersion` (absent: the service's default, `auto`); the plain script negotiates the same. */
+  protocol?: 'auto' | 'legacy' | '2026-07-28';
 };
 
 export type ScaleRun = {
@@ -46,7 +48,9 @@ export type ScaleRun = {
   limits: { threads: number; fds: number; maps: number };
   /** /proc/<pid>/smaps_rollup of the service then, MB: anonymous memory (heaps, stacks, malloc) and file-backed (code of node and its libraries). */
   smaps: { rssMB: number; anonymousMB: number; fileMB: number; privateDirtyMB: number };
+  /** The plain script stopped after a legacy initialize (the yardstick of the ready target), and with the service's handshake (plain-spawn.mjs). */
   plain: { readyMs: number; connectMs: number; count: number };
+  plainService: { readyMs: number; connectMs: number; count: number };
 };
 
 // Threads, file descriptors and memory mappings of a process, from /proc.
@@ -80,7 +84,8 @@ function timeStatus(cli: string[], configFile: string): Promise<number> {
 export async function scale<T extends object = object>(ctx: ScenarioContext, o: ScaleOptions, what: string, stops: StopReport[], more?: (agent: Agent) => Promise<T>): Promise<ScaleRun & Partial<T>> {
   ctx.log(what);
   const load = os.loadavg()[0]!;
-  const servers = healthyServers(o.backends, ctx.marker);
+  const protocol = o.protocol ?? 'auto';
+  const servers = o.protocol ? Object.fromEntries(Object.entries(healthyServers(o.backends, ctx.marker)).map(([n, e]) => [n, { ...e, protocolVersion: o.protocol }])) : healthyServers(o.backends, ctx.marker);
   const agent = await startAgent({ entry: o.entry, servers, marker: ctx.marker, tmp: ctx.tmp, ...(o.serveArgs ? { serveArgs: o.serveArgs } : {}) });
   let run: Omit<ScaleRun, 'plain'> & Partial<T>;
   try {
@@ -102,8 +107,12 @@ export async function scale<T extends object = object>(ctx: ScenarioContext, o: 
   } finally {
     stops.push(await agent.stop());
   }
-  ctx.log(`plain script (${o.backends} backends)`);
-  const plainRun = await runScript<{ count: number; connectMs: number }>(path.join(BENCH, 'plain-spawn.mjs'), [String(o.backends), FIXTURES.healthy, ctx.marker], o.readyTimeoutMs);
-  if (plainRun.leftovers.length) ctx.log(`  plain script left ${plainRun.leftovers.length} process(es); killed`);
-  return { ...run, plain: { readyMs: plainRun.firstLineMs, connectMs: plainRun.result.connectMs, count: plainRun.result.count } };
+  const plain = async (handshake: 'service' | 'initialize') => {
+    ctx.log(`plain script (${o.backends} backends, ${handshake === 'service' ? `the service's handshake, ${protocol}` : 'initialize only, legacy'})`);
+    const args = handshake === 'service' ? ['--handshake', 'service', '--negotiation', protocol] : ['--handshake', 'initialize', '--negotiation', 'legacy'];
+    const plainRun = await runScript<{ count: number; connectMs: number }>(path.join(BENCH, 'plain-spawn.mjs'), [...args, String(o.backends), FIXTURES.healthy, ctx.marker], o.readyTimeoutMs);
+    if (plainRun.leftovers.length) ctx.log(`  plain script left ${plainRun.leftovers.length} process(es); killed`);
+    return { readyMs: plainRun.firstLineMs, connectMs: plainRun.result.connectMs, count: plainRun.result.count };
+  };
+  return { ...run, plain: await plain('initialize'), plainService: await plain('service') };
 }

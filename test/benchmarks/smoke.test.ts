@@ -63,6 +63,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
     ['idle ready ms', round.idle.readyMs],
     ['scale ready ms', round.scale.readyMs],
     ['plain script ready ms', round.plain.readyMs],
+    ["plain script ready ms, the service's handshake", round.plainService?.readyMs ?? Number.NaN],
     ['RSS with 0 backends', round.empty.rssMB],
     ['RSS idle', round.idle.rssMB],
     ['RSS scale', round.scale.rssMB],
@@ -112,6 +113,7 @@ test('the benchmark harness produces sane, non-empty figures', async () => {
   assert.equal(round.profile?.forbiddenFrames, [], 'no SDK, zod or JSON-RPC frame on the main thread');
   assert.is(round.large.backends, 3);
   assert.is(round.large.plain.count, 3, 'the plain script started as many backends as large');
+  assert.is(round.large.plainService.count, 3, "the plain script with the service's handshake too");
   assert.ok(round.scale.startup.sent >= 1, 'the start-up was probed');
   assert.ok(round.large.limits.threads > 3 && round.large.limits.fds > 3 && round.large.limits.maps > 10, 'threads, fds and mappings read');
   assert.is(result.targets.length, 20);
