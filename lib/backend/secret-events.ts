@@ -3,11 +3,11 @@
 import type { RunnerEvent, WorkerEvent } from '../shared/messages/state-events.ts';
 import { maskSecretValues } from '../shared/secret-values.ts';
 
-/** Every string in `value` masked, objects and arrays copied. */
+/** Every string in `value` masked, objects' keys too, objects and arrays copied. */
 export function maskDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === 'string') return maskSecretValues(value, secrets);
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, secrets));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, secrets)]));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [maskSecretValues(k, secrets), maskDeep(v, secrets)]));
   return value;
 }
 

@@ -27,10 +27,10 @@ export function codeForError(rpc: unknown, status?: number): ErrorCode {
   }
 }
 
-/** The error object with `data.code` added where it has none; the same object when it has one, or `data` is no object. */
+/** The error object with `data.code` added where it has none; the same object when it has one, or `data` is no object (a string, a number, an array: it goes as it is). */
 function coded(error: Record<string, unknown>, status?: number): Record<string, unknown> {
   const data = error.data;
-  if (data === undefined) return { ...error, data: { code: codeForError(error.code, status) } };
+  if (data === undefined || data === null) return { ...error, data: { code: codeForError(error.code, status) } };
   if (isPlainObject(data) && !('code' in data)) return { ...error, data: { ...data, code: codeForError(error.code, status) } };
   return error;
 }
@@ -43,9 +43,13 @@ export function withErrorCode(message: JSONRPCMessage): JSONRPCMessage {
   return next === error ? message : ({ ...message, error: next } as JSONRPCMessage);
 }
 
-/** `response` with its JSON-RPC error coded; any other answer as it is. */
-export async function withCatalogueCode(response: Response): Promise<Response> {
-  if (response.status < 400 || !response.headers.get('content-type')?.includes('application/json')) return response;
+/**
+ * `response` with its JSON-RPC error coded; any other answer as it is. Only error statuses are
+ * read, unless `anyStatus` (a `subscriptions/listen` the SDK refuses answers 200 with a JSON error;
+ * its stream, when it accepts, is no JSON and passes unread).
+ */
+export async function withCatalogueCode(response: Response, { anyStatus = false } = {}): Promise<Response> {
+  if ((response.status < 400 && !anyStatus) || !response.headers.get('content-type')?.includes('application/json')) return response;
   const text = await response.text();
   const headers = new Headers(response.headers);
   let body: unknown;

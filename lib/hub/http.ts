@@ -15,6 +15,7 @@ import type { Router } from './router.ts';
 import { createGatewayServer, sendListChanged } from './server-factory.ts';
 import { ListenStreams, narrowedBody, releasedWithStream, requestedResources } from './listen.ts';
 import { withFailureFrame } from './failure-frame.ts';
+import { withCatalogueCode } from './catalogue-code.ts';
 import { onAnswerEnd } from './answer-end.ts';
 import { plural } from '../shared/plural.ts';
 import { SessionQuota, sessionSlots } from '../shared/session-quota.ts';
@@ -26,12 +27,12 @@ export const SESSION_IDLE_MS = 30 * 60_000;
 const REAP_INTERVAL_MS = 60_000;
 /** At most one log line per this interval about refused sessions. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
+// The answer of a 2025 session's call still in flight when its client DELETEs the session.
+const SESSION_DELETED = 'The session was ended (DELETE) while this request was in flight: the backend was told to cancel it; whether it took effect is unknown';
 
 // `seen`: what the session's client last saw of each list (at its initialize, or when last told of a
 // change); a list it sees through its tag filter is told of only when it differs.
 // `open`: its answers and streams still being written (a call under way, a GET or SSE stream): never idle while above 0.
-const SESSION_DELETED = 'The session was ended (DELETE) while this request was in flight: the backend was told to cancel it; whether it took effect is unknown';
-
 type Session = { server: Server; transport: { close(): Promise<void> }; lastActivity: number; open: number; filter: BackendFilter; seen: ListDigests };
 
 export type McpEndpointsOptions = {
@@ -188,7 +189,7 @@ export function createMcpEndpoints(options: McpEndpointsOptions) {
     if (isLegacy) return legacy(request, filter, body);
     if (initialLoad && !initialLoad.isSettled() && waitsForInitialLoad(request.headers.get('mcp-method'))) await initialLoad.settled();
     // The SDK refuses a 2026-07-28 request whose Mcp-Method header is missing or not its body's method.
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return listen(request, filter, body);
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'subscriptions/listen') return withCatalogueCode(await listen(request, filter, body), { anyStatus: true });
     return withFailureFrame(await modern.fetch(request, parsed(body)), body);
   }
 

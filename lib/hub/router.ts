@@ -209,7 +209,8 @@ export class Router {
     const code = CALL_FAILURE[outcome.error.kind];
     // A backend's own data is kept; the catalogue code goes beside it unless it has a `code` of its own.
     const own = outcome.error.data;
-    const data = own === undefined ? { code, backend: name, reason: outcome.error.kind } : isPlainObject(own) && !('code' in own) ? { ...own, code } : own;
+    // Data that is no object (a string, a number, an array) cannot take a code without changing what it is: it goes as it came.
+    const data = own === undefined || own === null ? { code, backend: name, reason: outcome.error.kind } : isPlainObject(own) && !('code' in own) ? { ...own, code } : own;
     throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), data);
   }
 

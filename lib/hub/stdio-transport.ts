@@ -17,7 +17,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { isOversized, jsonLine, LineReader } from '../shared/line-reader.ts';
 import { findJsonRpcId } from '../shared/jsonrpc-id.ts';
-import { Code, Messages, rpcCode } from '../shared/errors.ts';
+import { Code, type ErrorCode, Messages, rpcCode } from '../shared/errors.ts';
+import { withErrorCode } from './catalogue-code.ts';
 
 export type StdioChannel = {
   onStdin?: (chunk: Uint8Array) => void;
@@ -181,7 +182,7 @@ export class ChannelStdioTransport implements Transport {
         this.failQuestion(id, rpcCode(Code.message_too_large), `the client's answer of ${line.bytes} bytes is ${limit}`);
         return null;
       }
-      this.reply(id, rpcCode(Code.message_too_large), `Invalid Request: a message of ${line.bytes} bytes is ${limit}`);
+      this.reply(id, Code.message_too_large, `Invalid Request: a message of ${line.bytes} bytes is ${limit}`);
       return null;
     }
     const text = line.toString('utf8').replace(/\r$/, '');
@@ -190,7 +191,7 @@ export class ChannelStdioTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch {
-      this.reply(null, -32700, 'Parse error: the line is not valid JSON');
+      this.reply(null, Code.bad_request, 'Parse error: the line is not valid JSON', -32700);
       return null;
     }
     let message: JSONRPCMessage;
@@ -198,7 +199,7 @@ export class ChannelStdioTransport implements Transport {
       message = parseJSONRPCMessage(value);
     } catch {
       const id = typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: unknown }).id as Id) : null;
-      this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+      this.reply(typeof id === 'string' || typeof id === 'number' ? id : null, Code.bad_request, 'Invalid Request: not a JSON-RPC 2.0 message', -32600);
       return null;
     }
     if (owesAnswer(message)) this.owe(message.id);
@@ -285,12 +286,14 @@ export class ChannelStdioTransport implements Transport {
   }
 
   // The transport's own answer to a line it could not take: not an answer to anything owed.
-  private reply(id: Id, code: number, message: string): void {
-    if (!this.closed) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error: { code, message } }))).catch(() => undefined);
+  private reply(id: Id, code: ErrorCode, message: string, rpc = rpcCode(code)): void {
+    if (!this.closed) void this.channel.writeStdout(Buffer.from(jsonLine({ jsonrpc: '2.0', id, error: { code: rpc, message, data: { code } } }))).catch(() => undefined);
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(sent: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('Not connected');
+    // What the SDK's stdio router answers by itself (a listen it refuses) names its catalogue code too.
+    const message = withErrorCode(sent);
     const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
     if (answer && this.replayId !== null && message.id === this.replayId) {
       this.replayId = null;

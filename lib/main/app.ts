@@ -11,6 +11,9 @@ import { applyCors } from './cors.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+// A CORS preflight: OPTIONS with the method the page means to use (Fetch standard).
+const isPreflight = (req: IncomingMessage) => req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+
 // More than one Host header line: node keeps the first for `req.headers.host`, the hub would see
 // them joined; RFC 9112 §3.2 answers 400.
 function hostLines(raw: string[]): number {
@@ -73,8 +76,8 @@ export function createApp(health: HealthRouteDeps, guard: () => OriginGuard | nu
       if (req.method === 'GET') {
         const probe = exact.get(path);
         if (probe) return probe(req, res);
-      } else if (req.method !== 'HEAD' && req.method !== 'OPTIONS' && HEALTH_PATH.test(path)) {
-        // A health route's answer, headers and quota included; a preflight (OPTIONS) goes the CORS way.
+      } else if (req.method !== 'HEAD' && !isPreflight(req) && HEALTH_PATH.test(path)) {
+        // A health route's answer, headers and quota included; a CORS preflight goes the CORS way.
         return handlers.notAllowed(req, res);
       }
       routed(req, res);

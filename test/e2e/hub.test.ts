@@ -144,6 +144,10 @@ One('hub :: requests fetch cannot carry (TRACE, two Host headers, an absolute-fo
   assert.is(noName.status, 400, JSON.stringify(noNameBody));
   assert.is(noNameBody.error.data.code, 'bad_request', JSON.stringify(noNameBody));
   assert.ok(noNameBody.error.data.mismatch, 'the SDK’s own data is kept');
+  // A subscriptions/listen the SDK refuses answers 200 with a JSON error: coded too.
+  const badListen = await modernPost('subscriptions/listen', {});
+  const badListenBody = (await badListen.json()) as { error: { code: number; data: unknown } };
+  assert.equal([badListenBody.error.code, badListenBody.error.data], [-32602, { code: 'bad_request' }], JSON.stringify(badListenBody));
   // In a 2025 session the SDK answers an unknown method inside a 200, and the hub's own errors (a bad cursor) too.
   const legacyClient = new Client({ name: 'codes', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
   const legacyTransport = new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`));

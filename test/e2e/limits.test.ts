@@ -169,8 +169,9 @@ S('limits :: stdio: an oversized line is answered with the limit, a malformed on
   child.stdin.write('this is not json\n');
   child.stdin.write(`${initialize(8)}\n`);
   await poll(async () => answers.length >= 3, 'three answers', 20_000);
-  assert.equal(answers[0], { jsonrpc: '2.0', id: 7, error: { code: -32600, message: `Invalid Request: a message of ${huge.length} bytes is over the limit of ${LIMIT} bytes (--max-message-bytes)` } });
-  assert.equal(answers[1], { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } });
+  // Each names its catalogue code, as over HTTP (found by an outside check).
+  assert.equal(answers[0], { jsonrpc: '2.0', id: 7, error: { code: -32600, message: `Invalid Request: a message of ${huge.length} bytes is over the limit of ${LIMIT} bytes (--max-message-bytes)`, data: { code: 'message_too_large' } } });
+  assert.equal(answers[1], { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON', data: { code: 'bad_request' } } });
   assert.is((answers[2] as { id: number; result: { serverInfo: { name: string } } }).result.serverInfo.name, 'agent');
   child.stdin.end();
   assert.is(await exited, 0, 'EOF still shuts the service down');

@@ -44,10 +44,15 @@ test('catalogue code :: an SDK error whose data has no code gets one beside what
 test('catalogue code :: answers that have a code, succeed, stream or are not JSON pass as they are', async () => {
   const own = rpcError(503, -32603, 'restarting', { code: 'hub_unavailable' });
   assert.equal(await (await withCatalogueCode(own)).json(), { jsonrpc: '2.0', error: { code: -32603, message: 'restarting', data: { code: 'hub_unavailable' } }, id: null });
+  const nothing = rpcError(400, -32000, 'data is null', null);
+  assert.equal(((await (await withCatalogueCode(nothing)).json()) as { error: { data: unknown } }).error.data, { code: 'bad_request' }, 'null data is no data');
   const odd = rpcError(400, -32000, 'data is a string', 'why');
   assert.equal(((await (await withCatalogueCode(odd)).json()) as { error: { data: unknown } }).error.data, 'why', 'data that is no object is kept');
   const ok = Response.json({ jsonrpc: '2.0', result: {}, id: 1 });
   assert.is(await withCatalogueCode(ok), ok, 'a success is not read');
+  // A refused subscriptions/listen: 200 with a JSON error, read when asked to.
+  const listen = Response.json({ jsonrpc: '2.0', error: { code: -32602, message: "Invalid params: 'notifications' is required" }, id: 1 });
+  assert.equal(((await (await withCatalogueCode(listen, { anyStatus: true })).json()) as { error: { data: unknown } }).error.data, { code: 'bad_request' });
   const stream = new Response('event: message\n\n', { headers: { 'content-type': 'text/event-stream' } });
   assert.is(await withCatalogueCode(stream), stream);
   const text = await withCatalogueCode(new Response('Not Found', { status: 404, headers: { 'content-type': 'application/json' } }));

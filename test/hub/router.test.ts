@@ -341,6 +341,11 @@ test("router :: a backend error's own data (a URL elicitation the client must op
   // A backend's own `code` in its data is kept.
   a.script.push({ ok: false, error: { kind: 'mcp', code: -32000, message: 'no', data: { code: 'E_QUOTA', left: 0 } } });
   assert.equal((await failure(router.getPrompt('a_agent_greet', {}, null, {}))).data, { code: 'E_QUOTA', left: 0 });
+  // null is no data; other data that is no object goes as it came (a code cannot be added to it).
+  a.script.push({ ok: false, error: { kind: 'mcp', code: -32000, message: 'no', data: null } });
+  assert.equal((await failure(router.getPrompt('a_agent_greet', {}, null, {}))).data, { code: 'backend_error', backend: 'a', reason: 'mcp' });
+  a.script.push({ ok: false, error: { kind: 'mcp', code: -32000, message: 'no', data: 'a string' } });
+  assert.is((await failure(router.getPrompt('a_agent_greet', {}, null, {}))).data, 'a string');
   assert.is(thrown.message, 'sign in at [PATH] first');
 });
 

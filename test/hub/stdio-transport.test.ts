@@ -108,7 +108,7 @@ test('stdio transport :: a malformed last line is answered with its error before
   t.stdin('not json');
   t.end();
   await settle();
-  assert.equal(t.written, [{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } }]);
+  assert.equal(t.written, [{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON', data: { code: 'bad_request' } } }]);
   assert.is(t.ended(), 1);
 });
 

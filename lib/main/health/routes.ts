@@ -133,11 +133,15 @@ export function createHealthHandlers(deps: HealthRouteDeps) {
   });
 
   // Another method than GET or HEAD: a health answer all the same (its headers, the quota), 405.
-  const notAllowed = limited((req) => {
-    req.resume();
+  const refuse = limited((req) => {
     const path = (req.url ?? '/').split('?')[0]!;
     return prepare(httpStatus(Code.method_not_allowed), errorBody(Code.method_not_allowed, notAllowedMessage(req.method ?? '', path)), { Allow: 'GET, HEAD' });
   });
+  // Its body is read and dropped, over quota too, so the connection stays usable.
+  const notAllowed: Handler = (req, res) => {
+    req.resume();
+    refuse(req, res);
+  };
 
   return { health, live, ready, mcp, mcpServer, notAllowed };
 }

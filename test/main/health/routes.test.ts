@@ -312,7 +312,7 @@ test('routes :: /health/live alone can exhaust the quota of /health', async () =
   assert.is(r.headers.get('x-health-status'), null, 'a rate-limited reply carries no health verdict');
 });
 
-test('routes :: another method on a health route is a health answer: 405 with its headers, counted in the quota; OPTIONS is not (CORS)', async () => {
+test('routes :: another method on a health route is a health answer: 405 with its headers, counted in the quota; a CORS preflight is not', async () => {
   const base = await start({ rate: { limit: 3, windowSeconds: 60 } });
   const cases: [string, string][] = [
     ['POST', '/health'],
@@ -328,9 +328,11 @@ test('routes :: another method on a health route is a health answer: 405 with it
     assert.equal(r.body, { error: 'method_not_allowed', message: `Method ${method} is not allowed on ${path.split('?')[0]}; use GET or HEAD` });
     assert.is(r.headers.get('x-forwarded-to'), null, 'answered by the main thread');
   }
-  const preflight = await fetch(`${base}/health`, { method: 'OPTIONS' });
+  const preflight = await fetch(`${base}/health`, { method: 'OPTIONS', headers: { origin: 'http://page.example', 'access-control-request-method': 'GET' } });
   assert.is(preflight.headers.get('x-forwarded-to'), 'hub', 'a preflight goes the CORS way');
   await preflight.arrayBuffer();
+  // An OPTIONS that is no preflight is a health answer too (found by an outside check): over quota now.
+  assertRateLimited(await get(base, '/health', 'OPTIONS'));
   assertRateLimited(await get(base, '/health', 'POST'));
   assertRateLimited(await get(base, '/health'));
   assert.is((await get(base, '/health/other', 'POST')).headers.get('x-forwarded-to'), 'hub', 'no health route: forwarded');
