@@ -319,7 +319,10 @@ export class BackendRunner {
 
   /** A failed call's error for its client: the backend's words and data with its server's configured secrets masked (decisions §4). */
   private callError(error: unknown, cancelled: boolean): CallError {
-    const failure = callErrorOf(this.spec.name, this.spec.requestTimeout, error, cancelled);
+    return this.masked(callErrorOf(this.spec.name, this.spec.requestTimeout, error, cancelled));
+  }
+
+  private masked(failure: CallError): CallError {
     if (this.secrets.length === 0) return failure;
     return { ...failure, message: this.mask(failure.message), ...(failure.data !== undefined ? { data: maskDeep(failure.data, this.secrets) } : {}) };
   }
@@ -329,7 +332,8 @@ export class BackendRunner {
    * answer) and again after every reconnect (resource-subscriptions.ts).
    */
   subscribe(uri: string): Promise<CallOutcome> {
-    return this.subscriptions.subscribe(this.connectedClient, uri);
+    // The backend's refusal reaches a client: its server's configured secrets masked, as a failed call's.
+    return this.subscriptions.subscribe(this.connectedClient, uri).then((outcome) => (outcome.ok ? outcome : { ok: false, error: this.masked(outcome.error) }));
   }
 
   unsubscribe(uri: string): Promise<void> {

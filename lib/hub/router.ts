@@ -5,7 +5,7 @@ import type { Catalog } from './catalog.ts';
 import { isToolDisabled } from '../shared/tool-policy.ts';
 import { toolDisabledError } from './tool-errors.ts';
 import type { BackendFilter } from '../shared/tag-filter.ts';
-import { type BackendMethod, CALL_FAILURE } from '../shared/messages/calls.ts';
+import type { BackendMethod } from '../shared/messages/calls.ts';
 import { Code, rpcCode } from '../shared/errors.ts';
 import type { BackendLink, CallExtra, InitialLoadGate, LinkOutcome } from './link-types.ts';
 import type { RequestStatePayload, StateCodec } from './request-state.ts';
@@ -14,7 +14,7 @@ import type { BackendState } from '../shared/backend-state.ts';
 import { firstConnectInProgress, serverStatus } from '../shared/status.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import { splitQualified } from '../shared/names.ts';
-import { isPlainObject } from '../shared/plain-object.ts';
+import { failureData } from './failure-data.ts';
 import { qualifyPromptResult, qualifyReadResult, qualifyResourceError, qualifyToolResult } from './uri-rewrite.ts';
 import type { TaskIdCodec } from './task-ids.ts';
 import { type TaskExtra, TaskRouter } from './task-router.ts';
@@ -206,12 +206,7 @@ export class Router {
     }
     // What a backend or a worker says leaves over the network: sanitized in full (decisions §4).
     // The backend's own data (an MCP error's) goes as it came; ours names the catalogue code.
-    const code = CALL_FAILURE[outcome.error.kind];
-    // A backend's own data is kept; the catalogue code goes beside it unless it has a `code` of its own.
-    const own = outcome.error.data;
-    // Data that is no object (a string, a number, an array) cannot take a code without changing what it is: it goes as it came.
-    const data = own === undefined || own === null ? { code, backend: name, reason: outcome.error.kind } : isPlainObject(own) && !('code' in own) ? { ...own, code } : own;
-    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), data);
+    throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), failureData(outcome.error, name));
   }
 
   // A first call, or a retry carrying answers: to the backend's own state, or to a parked question.

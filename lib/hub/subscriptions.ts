@@ -7,6 +7,7 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { qualify } from '../shared/names.ts';
 import { sanitize } from '../shared/sanitize.ts';
 import type { LinkOutcome } from './link-types.ts';
+import { failureData } from './failure-data.ts';
 
 /** A client that takes `notifications/resources/updated` (a 2025 session, a listen stream). */
 export type Subscriber = { resourceUpdated(clientUri: string): void };
@@ -30,7 +31,7 @@ export class ResourceSubscriptions {
     entry.ready = link.subscribe(uri).then((outcome) => {
       if ('parked' in outcome || outcome.ok) return;
       if (this.entries.get(key) === entry) this.entries.delete(key);
-      throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), { backend });
+      throw new ProtocolError(outcome.error.code, sanitize(outcome.error.message), failureData(outcome.error, backend));
     });
     this.entries.set(key, entry);
     return entry.ready;

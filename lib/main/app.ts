@@ -11,8 +11,8 @@ import { applyCors } from './cors.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-// A CORS preflight: OPTIONS with the method the page means to use (Fetch standard).
-const isPreflight = (req: IncomingMessage) => req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+// A CORS preflight: OPTIONS from a page's origin with the method it means to use (Fetch standard).
+const isPreflight = (req: IncomingMessage) => req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
 
 // More than one Host header line: node keeps the first for `req.headers.host`, the hub would see
 // them joined; RFC 9112 §3.2 answers 400.

@@ -50,6 +50,14 @@ S('a backend that refuses: the first subscriber gets its error, nothing is kept,
   assert.is(subs.count('b', 'u://1'), 1);
 });
 
+S("a refusal's data: the backend's own kept with the catalogue code beside it, ours when it sent none (found by an outside check: it was replaced by {backend})", async () => {
+  const subs = new ResourceSubscriptions();
+  const refusal = (data?: unknown) => link({ ok: false, error: { kind: 'mcp', code: -32603, message: 'subscribe failed [REDACTED]', ...(data === undefined ? {} : { data }) } });
+  const dataOf = (l: ReturnType<typeof link>) => subs.add(client(), 'b', 'u://1', l).then(() => null, (e: { data?: unknown }) => e.data);
+  assert.equal(await dataOf(refusal({ k: '[REDACTED]' })), { k: '[REDACTED]', code: 'backend_error' });
+  assert.equal(await dataOf(refusal()), { code: 'backend_error', backend: 'b', reason: 'mcp' });
+});
+
 S('a backend removed from the configuration is forgotten', async () => {
   const subs = new ResourceSubscriptions();
   const l = link();

@@ -331,8 +331,11 @@ test('routes :: another method on a health route is a health answer: 405 with it
   const preflight = await fetch(`${base}/health`, { method: 'OPTIONS', headers: { origin: 'http://page.example', 'access-control-request-method': 'GET' } });
   assert.is(preflight.headers.get('x-forwarded-to'), 'hub', 'a preflight goes the CORS way');
   await preflight.arrayBuffer();
-  // An OPTIONS that is no preflight is a health answer too (found by an outside check): over quota now.
+  // An OPTIONS that is no preflight (no method asked, or no Origin) is a health answer too (found by outside checks): over quota now.
   assertRateLimited(await get(base, '/health', 'OPTIONS'));
+  const noOrigin = await fetch(`${base}/health`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'GET' } });
+  assert.equal([noOrigin.status, noOrigin.headers.get('x-forwarded-to')], [429, null]);
+  await noOrigin.arrayBuffer();
   assertRateLimited(await get(base, '/health', 'POST'));
   assertRateLimited(await get(base, '/health'));
   assert.is((await get(base, '/health/other', 'POST')).headers.get('x-forwarded-to'), 'hub', 'no health route: forwarded');
