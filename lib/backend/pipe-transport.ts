@@ -3,6 +3,7 @@ import { type JSONRPCMessage, ProtocolErrorCode, type RequestId, SdkError, SdkEr
 import { isOversized, LineReader, type OversizedLine, type ReadLine } from '../shared/line-reader.ts';
 import { parseJsonRpcLine } from './jsonrpc-line.ts';
 import { Code } from '../shared/errors.ts';
+import { isPlainObject } from '../shared/plain-object.ts';
 import { oversizedMessageId, oversizedMessageText } from './oversized.ts';
 
 const EMPTY = Buffer.alloc(0);
@@ -87,12 +88,31 @@ export class PipeTransport implements Transport {
 
   // Lines that are not JSON-RPC messages (a backend printing to stdout, JSON logs) are skipped and told to the owner.
   private parse(line: Buffer): JSONRPCMessage | null {
+    const text = line.toString('utf8');
     try {
-      return parseJsonRpcLine(line.toString('utf8'));
+      return parseJsonRpcLine(text);
     } catch {
       this.options.onStray?.(line);
+      return this.malformedAnswer(text);
+    }
+  }
+
+  // One that looks like the answer to a request in flight (its id, no method) but is not valid
+  // JSON-RPC (an error code that is no integer, a result that is no object) fails that request at
+  // once: skipped alone, it would leave the call waiting for its requestTimeout.
+  private malformedAnswer(text: string): JSONRPCMessage | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
       return null;
     }
+    if (!isPlainObject(value) || 'method' in value) return null;
+    const id = value.id;
+    if ((typeof id !== 'string' && typeof id !== 'number') || !this.inFlight.has(id)) return null;
+    const { name } = this.options;
+    const message = `backend '${name}' answered the request with a message that is not valid JSON-RPC: not read`;
+    return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message, data: { code: Code.backend_error, backend: name, reason: 'malformed_answer' } } };
   }
 
   // Reported (logged) either way; an answer to a request in flight also fails that request.

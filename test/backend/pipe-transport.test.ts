@@ -95,6 +95,27 @@ test('pipe-transport :: an oversized message that answers nothing in flight is o
   assert.ok(oversized.every((bytes) => bytes > LIMIT));
 });
 
+test('pipe-transport :: an answer to a request in flight that is no valid JSON-RPC fails that request at once (found by an outside check: it waited for requestTimeout)', async () => {
+  const { stdout, transport, received, strays, turn } = setup();
+  await transport.start();
+  for (const id of [1, 2, 3]) await transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: {} });
+  const malformed = [
+    '{"jsonrpc":"2.0","id":1,"error":{"code":1e20,"message":"x"}}',
+    '{"jsonrpc":"2.0","id":2,"result":"not an object"}',
+    '{"jsonrpc":"2.0","id":9,"error":{"code":1.5,"message":"answers nothing in flight"}}',
+    '{"jsonrpc":"2.0","id":3,"method":"x","error":{}}',
+  ];
+  stdout.write(malformed.map((l) => `${l}\n`).join(''));
+  await turn();
+  const failed = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: "backend 'pipe' answered the request with a message that is not valid JSON-RPC: not read", data: { code: 'backend_error', backend: 'pipe', reason: 'malformed_answer' } },
+  });
+  assert.equal(received, [failed(1), failed(2)], 'an id nothing waits for, or a line with a method, fails nothing');
+  assert.equal(strays, malformed, 'each is told as a stray line too');
+});
+
 test('pipe-transport :: an answer received clears its request, so a later oversized copy fails nothing', async () => {
   const { stdout, transport, received, oversized, turn } = setup();
   await transport.start();
