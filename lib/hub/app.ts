@@ -18,7 +18,7 @@ const MCP_ROUTES: Record<string, { methods: string[]; use: string }> = {
 };
 
 // Routes that take GET and HEAD only. The health routes are the main thread's, which answers
-// another method on them itself but OPTIONS (a CORS preflight); a REST view exists for GET alone.
+// another method on them itself but a CORS preflight; a REST view answers HEAD as GET.
 const REST_PATH = /^\/api\/v1\/(?:servers|tools|resources|prompts|tools\/[^/]+\/[^/]+)$/;
 
 function notAllowed(path: string, method: string, route: { methods: string[]; use: string }): Response {
@@ -43,23 +43,30 @@ export function createHubApp({ mcp, rest }: { mcp: McpEndpoints | null; rest: Re
         headers: { allow: 'GET, HEAD' },
       });
     }
-    if (request.method !== 'GET' || !path.startsWith('/api/v1/')) return notFound();
-    switch (path) {
-      case '/api/v1/servers':
-        return rest.servers(request);
-      case '/api/v1/tools':
-        return rest.tools(request);
-      case '/api/v1/resources':
-        return rest.resources(request);
-      case '/api/v1/prompts':
-        return rest.prompts(request);
-    }
-    const tool = /^\/api\/v1\/tools\/([^/]+)\/([^/]+)$/.exec(path);
-    if (!tool) return notFound();
-    try {
-      return rest.tool(request, { server: decodeURIComponent(tool[1]!), tool: decodeURIComponent(tool[2]!) });
-    } catch {
-      return notFound(); // a malformed %-escape
-    }
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !path.startsWith('/api/v1/')) return notFound();
+    // HEAD is answered as GET, without the body (found by an outside check: it was 404 while Allow named it).
+    const answer = await restView(request, path, rest);
+    return request.method === 'HEAD' ? new Response(null, { status: answer.status, headers: answer.headers }) : answer;
   };
+}
+
+// The REST views (GET; HEAD as GET): their own answers, or 404.
+async function restView(request: Request, path: string, rest: RestHandlers): Promise<Response> {
+  switch (path) {
+    case '/api/v1/servers':
+      return rest.servers(request);
+    case '/api/v1/tools':
+      return rest.tools(request);
+    case '/api/v1/resources':
+      return rest.resources(request);
+    case '/api/v1/prompts':
+      return rest.prompts(request);
+  }
+  const tool = /^\/api\/v1\/tools\/([^/]+)\/([^/]+)$/.exec(path);
+  if (!tool) return notFound();
+  try {
+    return rest.tool(request, { server: decodeURIComponent(tool[1]!), tool: decodeURIComponent(tool[2]!) });
+  } catch {
+    return notFound(); // a malformed %-escape
+  }
 }

@@ -67,6 +67,17 @@ test('hub app :: another method on a REST view or a health route (the main threa
   assert.equal(await call(app, 'POST', '/api/v1/servers/x'), NO_ROUTE);
 });
 
+test('hub app :: HEAD on a REST view is its GET without the body (found by an outside check: 404 while Allow named HEAD)', async () => {
+  const app = createHubApp({ mcp, rest });
+  for (const path of ['/api/v1/servers', '/api/v1/tools?server=a', '/api/v1/resources', '/api/v1/prompts', '/api/v1/tools/a/echo']) {
+    const get = await app(new Request(`http://localhost${path}`));
+    const head = await app(new Request(`http://localhost${path}`, { method: 'HEAD' }));
+    assert.equal([head.status, head.headers.get('content-type')], [get.status, get.headers.get('content-type')], path);
+    assert.is(await head.text(), '', `${path}: no body`);
+  }
+  assert.equal(await call(app, 'HEAD', '/api/v1/nothing'), { status: 404, text: '' }, 'no such view: 404, no body either');
+});
+
 test('hub app :: without MCP endpoints (stdio mode) only REST answers', async () => {
   const app = createHubApp({ mcp: null, rest });
   assert.equal(await call(app, 'POST', '/mcp'), NO_ROUTE);
