@@ -32,6 +32,15 @@ export function createRestHandlers({ source, tokens }: { source: BackendSource; 
     return entry;
   }
 
+  // `?server=`: that backend alone (a disabled one has nothing to list, as /servers says), or 404 for a name the configuration does not have.
+  const selection = (request: Request): BackendState[] | Response => {
+    const only = new URL(request.url).searchParams.get('server') ?? undefined;
+    if (only === undefined) return backends();
+    const b = source.get(only);
+    if (b) return [b];
+    return [...source.disabled()].includes(only) ? [] : notFound(Messages.serverNotFound(only));
+  };
+
   const guard = (handler: (request: Request, params: Record<string, string>) => Promise<Response> | Response) => async (request: Request, params: Record<string, string> = {}): Promise<Response> => {
     try {
       return await handler(request, params);
@@ -58,9 +67,8 @@ export function createRestHandlers({ source, tokens }: { source: BackendSource; 
       return send(200, { servers });
     }),
     tools: guard(async (request) => {
-      const only = new URL(request.url).searchParams.get('server') ?? undefined;
-      if (only !== undefined && !source.get(only)) return notFound(Messages.serverNotFound(only));
-      const selected = backends().filter((b) => only === undefined || b.name === only);
+      const selected = selection(request);
+      if (selected instanceof Response) return selected;
       const tools = await Promise.all(selected.flatMap((b) => (b.inventory?.tools ?? []).map((t) => toolEntry(b, t, false))));
       return send(200, { tools, totalTokens: tools.filter((t) => t.enabled).reduce((n, t) => n + (t.tokens as number), 0) });
     }),
@@ -71,13 +79,17 @@ export function createRestHandlers({ source, tokens }: { source: BackendSource; 
       if (!found) return notFound(`Tool '${tool}' not found on server '${server}'`);
       return send(200, await toolEntry(b, found, true));
     }),
-    resources: guard(() => {
-      const resources = backends().flatMap((b) => (b.inventory?.resources ?? []).map((r) => ({ server: b.name, ...r, uri: qualify(b.name, r.uri), upstreamUri: r.uri })));
-      const templates = backends().flatMap((b) => (b.inventory?.resourceTemplates ?? []).map((t) => ({ server: b.name, ...t, uriTemplate: qualify(b.name, t.uriTemplate) })));
+    resources: guard((request) => {
+      const selected = selection(request);
+      if (selected instanceof Response) return selected;
+      const resources = selected.flatMap((b) => (b.inventory?.resources ?? []).map((r) => ({ server: b.name, ...r, uri: qualify(b.name, r.uri), upstreamUri: r.uri })));
+      const templates = selected.flatMap((b) => (b.inventory?.resourceTemplates ?? []).map((t) => ({ server: b.name, ...t, uriTemplate: qualify(b.name, t.uriTemplate) })));
       return send(200, { resources, resourceTemplates: templates });
     }),
-    prompts: guard(() => {
-      const prompts = backends().flatMap((b) => (b.inventory?.prompts ?? []).map((p) => ({ server: b.name, ...p, name: qualify(b.name, p.name), upstreamName: p.name })));
+    prompts: guard((request) => {
+      const selected = selection(request);
+      if (selected instanceof Response) return selected;
+      const prompts = selected.flatMap((b) => (b.inventory?.prompts ?? []).map((p) => ({ server: b.name, ...p, name: qualify(b.name, p.name), upstreamName: p.name })));
       return send(200, { prompts });
     }),
   };

@@ -66,15 +66,31 @@ test('rest :: tools carry effective descriptions, enabled flags and tokens; the 
   assert.not.ok('inputSchema' in echo, 'the list has no schemas');
 });
 
-test('rest :: ?server= narrows the list; an unknown server is 404 with the catalogue body', async () => {
-  const { rest, add } = setup();
+test('rest :: ?server= narrows every list; a disabled server lists nothing; an unknown one is 404 with the catalogue body', async () => {
+  const { rest, add } = setup(['off']);
   add('a');
   add('b');
   const only = await json(await rest.tools(get('/api/v1/tools?server=b')));
   assert.equal([...new Set(only.body.tools.map((t: { server: string }) => t.server))], ['b']);
-  const missing = await rest.tools(get('/api/v1/tools?server=zz'));
-  assert.is(missing.status, 404);
-  assert.is(await missing.text(), `{"error":"not_found","message":"Server 'zz' not found"}`);
+  // /resources and /prompts took no notice of ?server= (found by an outside check).
+  const views = [
+    ['resources', (r: Request) => rest.resources(r), (body: { resources: { server: string }[]; resourceTemplates: { server: string }[] }) => [...body.resources, ...body.resourceTemplates]],
+    ['prompts', (r: Request) => rest.prompts(r), (body: { prompts: { server: string }[] }) => body.prompts],
+    ['tools', (r: Request) => rest.tools(r), (body: { tools: { server: string }[] }) => body.tools],
+  ] as const;
+  for (const [view, handler, items] of views) {
+    const all = items((await json(await handler(get(`/api/v1/${view}`)))).body as never);
+    assert.ok(new Set(all.map((i) => i.server)).size === 2, `${view}: both servers without the filter`);
+    const narrowed = items((await json(await handler(get(`/api/v1/${view}?server=a`)))).body as never);
+    assert.ok(narrowed.length > 0 && narrowed.every((i) => i.server === 'a'), `${view}: only a`);
+    // A disabled server is in /servers with nothing to list: an empty list, not 404.
+    const off = await handler(get(`/api/v1/${view}?server=off`));
+    assert.is(off.status, 200, view);
+    assert.equal(items((await off.json()) as never), [], view);
+    const missing = await handler(get(`/api/v1/${view}?server=zz`));
+    assert.is(missing.status, 404, view);
+    assert.is(await missing.text(), `{"error":"not_found","message":"Server 'zz' not found"}`);
+  }
 });
 
 test('rest :: one tool by its name or qualified name, with its schema and annotations', async () => {
