@@ -80,4 +80,20 @@ test('runner pipes :: a child that exits is reported with its exit code, not as 
   }
 });
 
+
+test("runner pipes :: a backend's refusal of a subscription reaches the hub with its server's configured secrets masked, as a failed call's error (found by an outside check)", async () => {
+  const key = 'counterkey-7f3a9c';
+  const h = harness(stdioSpec('counter', backendFixture('counter-with-subscriptions.mjs'), { protocolVersion: 'legacy', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', COUNTER_API_KEY: key } }));
+  try {
+    await h.runner.start();
+    await h.next('connected');
+    const refused = await h.runner.subscribe('counter://refuse');
+    assert.not.ok(refused.ok, JSON.stringify(refused));
+    assert.not.ok(JSON.stringify(refused).includes(key), JSON.stringify(refused));
+    assert.equal(refused.ok ? null : [refused.error.message, refused.error.data], ['subscribe refused for key [REDACTED]', { key: '[REDACTED]', '[REDACTED]': 'as a key' }]);
+  } finally {
+    await h.close();
+  }
+});
+
 test.run();
